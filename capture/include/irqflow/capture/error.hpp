@@ -1,0 +1,27 @@
+// Errors about bad input: always name the file and the position in it.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace irqflow {
+
+// Where in an input the problem is: a byte offset (binary files) or a line (text).
+struct InputPosition {
+    enum class Unit { Byte, Line, None } unit = Unit::None;
+    std::uint64_t at = 0;
+    std::string str() const;
+};
+
+class InputError : public std::runtime_error {
+public:
+    InputError(std::string file, InputPosition pos, const std::string& what);
+    const std::string& file() const { return file_; }
+    const InputPosition& position() const { return pos_; }
+
+private:
+    std::string file_;
+    InputPosition pos_;
+};
+
+}  // namespace irqflow

@@ -1,0 +1,98 @@
+// The normalized event: what every reader (trace.dat, report text, perf script)
+// produces and what replay, storage and the GUI consume.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "irqflow/capture/types.hpp"
+
+namespace irqflow {
+
+// Events the capture layer understands field by field. Anything else is Other:
+// counted by name and kept raw, never dropped.
+enum class EventKind : std::uint8_t {
+    Entry, Exit, ApicAcceptIrq, InjVirq, Eoi, PvEoi, ApicIpi, Apic, Msr, Hypercall, Pio,
+    IoapicSetIrq, MsiSetIrq, SetIrq, PicSetIrq, ApicvAcceptIrq, ApicvInhibitChanged,
+    HvSendIpi, HvSendIpiEx, HvSynicSetIrq, HvSynicSendEoi, VcpuWakeup, UserspaceExit,
+    WaitLapicExpire, AckIrq, HvHypercall, Mmio, PageFault,
+    Lost,   // not a record: the ring buffer of one host CPU dropped events here
+    Other,
+    Count_
+};
+
+inline constexpr std::size_t kMaxFields = 8;
+
+// Normalized field of each kind, in slot order. Names follow the kernel's field
+// names; where the kernel packs several facts in one word (kvm_apic_ipi's icr_low,
+// kvm_ioapic_set_irq's redirection entry) the slots hold the decoded facts, because
+// that is all a printed report carries and both readers must agree.
+struct KindInfo {
+    EventKind kind;
+    std::string_view name;       // tracepoint name, e.g. "kvm_exit"
+    std::array<std::string_view, kMaxFields> fields;
+    std::size_t nfields;
+};
+
+const KindInfo& kind_info(EventKind k);
+std::optional<EventKind> kind_by_name(std::string_view tracepoint);
+std::span<const KindInfo> all_kinds();
+// Slot of a field in a kind, or -1.
+int field_slot(EventKind k, std::string_view field);
+
+struct Event {
+    TimestampNs ts;
+    std::uint64_t record = 0;   // index of the raw record in time order (report line order)
+    Tid tid{-1};                // host thread (common_pid)
+    HostCpu cpu{-1};
+    VcpuId vcpu = kUnknownVcpu; // attributed vCPU (DESIGN §1)
+    VmId vm = kUnknownVm;
+    EventKind kind = EventKind::Other;
+    std::uint16_t name_id = 0;  // index into Trace::names
+    std::uint16_t present = 0;  // bit i set = field slot i exists in this kernel's event
+    std::uint32_t raw_off = 0;  // Other: raw payload in Trace::raw
+    std::uint32_t raw_len = 0;
+    std::array<std::int64_t, kMaxFields> f{};
+
+    bool has(int slot) const { return slot >= 0 && (present >> slot) & 1u; }
+    std::optional<std::int64_t> get(int slot) const {
+        if (!has(slot)) return std::nullopt;
+        return f[static_cast<std::size_t>(slot)];
+    }
+    void set(int slot, std::int64_t v) {
+        f[static_cast<std::size_t>(slot)] = v;
+        present = static_cast<std::uint16_t>(present | (1u << slot));
+    }
+};
+
+// Field slots named once, so consumers never search by string in hot loops.
+namespace slot {
+// kvm_entry
+inline constexpr int entry_vcpu_id = 0, entry_rip = 1;
+// kvm_exit
+inline constexpr int exit_reason = 0, exit_isa = 1, exit_rip = 2, exit_info1 = 3, exit_info2 = 4,
+                     exit_intr_info = 5, exit_error_code = 6, exit_vcpu_id = 7;
+// kvm_apic_accept_irq / kvm_apicv_accept_irq
+inline constexpr int accept_apicid = 0, accept_dm = 1, accept_tm = 2, accept_vec = 3, accept_coalesced = 4;
+// kvm_inj_virq
+inline constexpr int inj_vector = 0, inj_soft = 1, inj_reinjected = 2;
+// kvm_eoi / kvm_pv_eoi
+inline constexpr int eoi_apicid = 0, eoi_vector = 1;
+// kvm_apic_ipi
+inline constexpr int ipi_dest_id = 0, ipi_vec = 1, ipi_dm = 2, ipi_dest_mode = 3, ipi_level = 4,
+                     ipi_tm = 5, ipi_shorthand = 6;
+// kvm_apic
+inline constexpr int apic_rw = 0, apic_reg = 1, apic_val = 2;
+// kvm_msr
+inline constexpr int msr_write = 0, msr_ecx = 1, msr_data = 2, msr_exception = 3;
+// kvm_hypercall
+inline constexpr int hc_nr = 0, hc_a0 = 1, hc_a1 = 2, hc_a2 = 3, hc_a3 = 4;
+// kvm_pio
+inline constexpr int pio_rw = 0, pio_port = 1, pio_size = 2, pio_count = 3, pio_val = 4;
+// lost events
+inline constexpr int lost_count = 0;
+}  // namespace slot
+
+}  // namespace irqflow

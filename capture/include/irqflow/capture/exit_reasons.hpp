@@ -1,0 +1,28 @@
+// Names of VMX and SVM exit reasons, as kernels and the trace-cmd kvm plugin print them.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "irqflow/capture/event.hpp"
+
+namespace irqflow {
+
+inline constexpr std::int64_t kIsaVmx = 1;  // kvm_exit's isa field
+inline constexpr std::int64_t kIsaSvm = 2;
+
+struct ExitReasonMatch {
+    std::int64_t code;
+    std::int64_t isa;
+    std::size_t length;  // characters consumed
+};
+
+// Longest exit-reason name at the start of `text` (kernel names such as "npf",
+// "EXTERNAL_INTERRUPT", or the plugin's "EXIT_NPF", "EXIT_EXCP_GP").
+std::optional<ExitReasonMatch> match_exit_reason(std::string_view text);
+// Display name of a reason: VMX kernel name, or SVM name in the plugin's EXIT_ style.
+std::string_view exit_reason_name(std::int64_t code, std::int64_t isa);
+// Name of a kvm_exit event's reason (VMX when the kernel did not record the isa).
+std::string_view exit_reason_name(const Event& exit);
+
+}  // namespace irqflow

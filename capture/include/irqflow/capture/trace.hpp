@@ -1,0 +1,67 @@
+// One loaded session: the normalized events plus what the readers learnt about the
+// host, the VMs and their vCPUs.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "irqflow/capture/event.hpp"
+
+namespace irqflow {
+
+struct TraceMeta {
+    std::string source;          // file name as given
+    std::string format;          // "trace.dat v6", "trace.dat v7", "trace-cmd report text", "perf script text"
+    std::string kernel_release;  // host `uname -r` when the source records it
+    std::string clock;           // trace clock ("local", "x86-tsc", …) when known
+    std::string buffer;          // tracefs instance the events came from ("" = top level)
+    int host_cpus = 0;
+    // Things the reader tolerated but a user should know (skipped annotation lines,
+    // events in an unknown print format kept raw, approximations).
+    std::vector<std::string> warnings;
+};
+
+struct VcpuInfo {
+    VcpuId id = kUnknownVcpu;
+    Tid tid{-1};
+    ApicId apic{0};
+    bool apic_from_trace = false;  // learnt from kvm_eoi/kvm_pv_eoi on the vCPU thread
+};
+
+struct VmInfo {
+    VmId id = kUnknownVm;
+    std::vector<VcpuInfo> vcpus;   // sorted by id
+    std::vector<Tid> other_threads;  // I/O threads etc. attributed to this VM
+};
+
+class Trace {
+public:
+    TraceMeta meta;
+    std::vector<Event> events;
+    std::vector<VmInfo> vms;
+    // Payload of Other events: the record's binary data (trace.dat) or the printed
+    // info text (text readers). Event::raw_off/raw_len index it.
+    std::string raw;
+    // Host thread names as the source recorded them (cmdlines / report task column).
+    std::unordered_map<std::int32_t, std::string> comms;
+
+    std::uint16_t intern(std::string_view name);
+    const std::string& name(std::uint16_t id) const { return names_[id]; }
+    std::size_t name_count() const { return names_.size(); }
+    std::string_view raw_of(const Event& e) const { return std::string_view(raw).substr(e.raw_off, e.raw_len); }
+
+    // Event name → count, Lost markers excluded (they are not records).
+    std::map<std::string, std::uint64_t> counts_by_name() const;
+    std::uint64_t lost_events() const;    // sum of known drop counts
+    std::uint64_t lost_markers() const;   // number of gaps (some have unknown counts)
+    std::uint64_t records() const;        // events excluding Lost markers
+
+private:
+    std::vector<std::string> names_;
+    std::unordered_map<std::string, std::uint16_t> name_ids_;
+};
+
+}  // namespace irqflow

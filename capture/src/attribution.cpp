@@ -1,0 +1,117 @@
+// vCPU and VM attribution (DESIGN §1).
+//
+// A vCPU is a host thread: kvm_entry/kvm_exit name the vCPU they run, and everything
+// else that thread emits belongs to that vCPU. kvm_apic_accept_irq is the exception:
+// it names the destination APIC id and may be emitted by a sender vCPU, an I/O thread
+// or a timer, so it goes to the vCPU owning that APIC id.
+//
+// Neither trace.dat nor report text records thread groups, so VMs are rebuilt from
+// thread ids: QEMU starts its vCPU threads in index order, so in tid order a new VM
+// begins whenever the vCPU index does not increase. Threads that never enter a guest
+// (I/O threads) join the VM whose vCPU threads are closest in tid.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "irqflow/capture/readers.hpp"
+
+namespace irqflow {
+namespace {
+
+struct ThreadVm {
+    VmId vm = kUnknownVm;
+    VcpuId vcpu = kUnknownVcpu;
+};
+
+std::optional<std::int64_t> own_vcpu_id(const Event& e) {
+    if (e.kind == EventKind::Entry) return e.get(slot::entry_vcpu_id);
+    if (e.kind == EventKind::Exit) return e.get(slot::exit_vcpu_id);
+    return std::nullopt;
+}
+
+}  // namespace
+
+void attribute(Trace& trace) {
+    // 1. vCPU threads.
+    std::map<std::int32_t, std::int32_t> vcpu_of_tid;  // ordered by tid
+    for (const auto& e : trace.events)
+        if (auto id = own_vcpu_id(e)) vcpu_of_tid.emplace(e.tid.value(), static_cast<std::int32_t>(*id));
+
+    // 2. VMs from tid order.
+    trace.vms.clear();
+    std::unordered_map<std::int32_t, ThreadVm> thread;
+    std::int32_t prev = -1;
+    for (auto [tid, vcpu] : vcpu_of_tid) {
+        if (trace.vms.empty() || vcpu <= prev) {
+            VmInfo vm;
+            vm.id = VmId(static_cast<std::int32_t>(trace.vms.size()));
+            trace.vms.push_back(vm);
+        }
+        prev = vcpu;
+        auto& vm = trace.vms.back();
+        vm.vcpus.push_back({VcpuId(vcpu), Tid(tid), ApicId(static_cast<std::uint32_t>(vcpu)), false});
+        thread[tid] = {vm.id, VcpuId(vcpu)};
+    }
+
+    // 3. Other threads join the nearest VM.
+    auto nearest_vm = [&](std::int32_t tid) -> VmId {
+        VmId best = kUnknownVm;
+        std::int64_t best_d = INT64_MAX;
+        for (const auto& vm : trace.vms) {
+            for (const auto& v : vm.vcpus) {
+                std::int64_t d = std::abs(static_cast<std::int64_t>(v.tid.value()) - tid);
+                if (d < best_d) { best_d = d; best = vm.id; }
+            }
+        }
+        return best;
+    };
+    for (const auto& e : trace.events) {
+        if (e.kind == EventKind::Lost || e.tid.value() < 0 || thread.count(e.tid.value())) continue;
+        if (e.kind == EventKind::Other) continue;  // a non-kvm thread is not part of a VM
+        ThreadVm tv{nearest_vm(e.tid.value()), kUnknownVcpu};
+        thread[e.tid.value()] = tv;
+        if (tv.vm != kUnknownVm) trace.vms[static_cast<std::size_t>(tv.vm.value())].other_threads.push_back(e.tid);
+    }
+
+    // 4. APIC ids learnt from EOIs, which always run on the vCPU's own thread.
+    for (const auto& e : trace.events) {
+        if (e.kind != EventKind::Eoi && e.kind != EventKind::PvEoi) continue;
+        auto it = thread.find(e.tid.value());
+        auto apic = e.get(slot::eoi_apicid);
+        if (it == thread.end() || it->second.vcpu == kUnknownVcpu || !apic) continue;
+        auto& vm = trace.vms[static_cast<std::size_t>(it->second.vm.value())];
+        for (auto& v : vm.vcpus)
+            if (v.id == it->second.vcpu && !v.apic_from_trace) {
+                v.apic = ApicId(static_cast<std::uint32_t>(*apic));
+                v.apic_from_trace = true;
+            }
+    }
+
+    // 5. Stamp every event.
+    auto vcpu_for_apic = [&](VmId vm, std::int64_t apic) -> VcpuId {
+        if (vm == kUnknownVm) return kUnknownVcpu;
+        for (const auto& v : trace.vms[static_cast<std::size_t>(vm.value())].vcpus)
+            if (static_cast<std::int64_t>(v.apic.value()) == apic) return v.id;
+        return kUnknownVcpu;
+    };
+    for (auto& e : trace.events) {
+        auto it = thread.find(e.tid.value());
+        if (it == thread.end()) continue;
+        e.vm = it->second.vm;
+        e.vcpu = it->second.vcpu;
+        switch (e.kind) {
+        case EventKind::ApicAcceptIrq:
+        case EventKind::ApicvAcceptIrq:
+            if (auto a = e.get(slot::accept_apicid)) e.vcpu = vcpu_for_apic(e.vm, *a);
+            break;
+        case EventKind::HvSynicSetIrq:
+        case EventKind::HvSynicSendEoi:
+        case EventKind::WaitLapicExpire:
+            if (auto v = e.get(0)) e.vcpu = VcpuId(static_cast<std::int32_t>(*v));
+            break;
+        default: break;
+        }
+    }
+}
+
+}  // namespace irqflow

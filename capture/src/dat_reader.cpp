@@ -1,0 +1,253 @@
+// trace.dat reader: libtracecmd walks the records, libtraceevent decodes each field by
+// name from the formats stored in the file. No printed text is parsed here.
+#include <sys/stat.h>
+
+#include <array>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "dat_validate.hpp"
+#include "event_decode.hpp"
+#include "irqflow/capture/error.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "tracecmd_api.h"
+
+namespace irqflow {
+namespace {
+
+struct HandleCloser {
+    void operator()(tracecmd_input* h) const { tracecmd_close(h); }
+};
+using Handle = std::unique_ptr<tracecmd_input, HandleCloser>;
+
+// What we resolved once per event type id: the kind, its name, and the
+// libtraceevent field handles, looked up by name the first time they are asked for.
+struct TypeInfo {
+    bool resolved = false;
+    EventKind kind = EventKind::Other;
+    std::uint16_t name_id = 0;
+    tep_event* ev = nullptr;
+    std::array<std::pair<const char*, tep_format_field*>, 16> fields{};
+    std::size_t nfields = 0;
+
+    tep_format_field* field(const char* name) {
+        for (std::size_t i = 0; i < nfields; ++i)
+            if (fields[i].first == name) return fields[i].second;  // names are literals
+        tep_format_field* f = ev ? tep_find_field(ev, name) : nullptr;
+        if (nfields < fields.size()) fields[nfields++] = {name, f};
+        return f;
+    }
+};
+
+struct ReadContext {
+    Trace* trace;
+    std::unordered_map<tep_handle*, std::vector<TypeInfo>> types;
+    std::uint64_t next_record = 0;
+};
+
+std::int64_t read_field(tep_format_field* f, const void* data) {
+    unsigned long long v = 0;
+    if (tep_read_number_field(f, data, &v) != 0) return 0;
+    if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
+        const int bits = f->size * 8;
+        const auto sign = 1ULL << (bits - 1);
+        v &= (sign << 1) - 1;
+        return static_cast<std::int64_t>((v ^ sign) - sign);
+    }
+    return static_cast<std::int64_t>(v);
+}
+
+// Reads kernel fields of one record by name; absent fields stay absent.
+class Fields {
+public:
+    Fields(TypeInfo& ti, const void* data) : ti_(ti), data_(data) {}
+    std::optional<std::int64_t> operator()(const char* name) const {
+        tep_format_field* f = ti_.field(name);
+        if (!f) return std::nullopt;
+        return read_field(f, data_);
+    }
+
+private:
+    TypeInfo& ti_;
+    const void* data_;
+};
+
+void copy(Event& e, int slot, std::optional<std::int64_t> v) {
+    if (v) e.set(slot, *v);
+}
+
+// Fills the normalized slots from the kernel's fields. Most slots carry the kernel
+// field of the same name; the cases below are where the kernel packs or names
+// things differently (and where report text can only show the decoded facts).
+void decode(Event& e, const Fields& r) {
+    const auto bit = [](std::int64_t w, std::int64_t n) { return (w >> n) & 1; };
+    switch (e.kind) {
+    case EventKind::InjVirq: {  // "irq" before Linux 5.x, "vector" after
+        auto v = r("vector");
+        copy(e, slot::inj_vector, v ? v : r("irq"));
+        copy(e, slot::inj_soft, r("soft"));
+        copy(e, slot::inj_reinjected, r("reinjected"));
+        return;
+    }
+    case EventKind::ApicAcceptIrq:
+    case EventKind::ApicvAcceptIrq:  // dm holds the ICR delivery-mode bits (10:8)
+        copy(e, slot::accept_apicid, r("apicid"));
+        if (auto dm = r("dm")) e.set(slot::accept_dm, (*dm >> 8) & 7);
+        copy(e, slot::accept_tm, r("tm"));
+        copy(e, slot::accept_vec, r("vec"));
+        if (e.kind == EventKind::ApicAcceptIrq) copy(e, slot::accept_coalesced, r("coalesced"));
+        return;
+    case EventKind::ApicIpi:
+        copy(e, slot::ipi_dest_id, r("dest_id"));
+        if (auto w = r("icr_low")) decode_packed(e, static_cast<std::uint64_t>(*w));
+        return;
+    case EventKind::IoapicSetIrq:
+        copy(e, field_slot(e.kind, "pin"), r("pin"));
+        copy(e, field_slot(e.kind, "coalesced"), r("coalesced"));
+        if (auto w = r("e")) decode_packed(e, static_cast<std::uint64_t>(*w));
+        return;
+    case EventKind::PicSetIrq: {
+        copy(e, 0, r("chip"));
+        auto pin = r("pin");
+        copy(e, 1, pin);
+        if (auto elcr = r("elcr"); elcr && pin) e.set(2, bit(*elcr, *pin));
+        if (auto imr = r("imr"); imr && pin) e.set(3, bit(*imr, *pin));
+        copy(e, 4, r("coalesced"));
+        return;
+    }
+    case EventKind::MsiSetIrq: {
+        auto addr = r("address");
+        auto data = r("data");
+        if (!addr || !data) return;
+        e.set(0, ((*addr >> 12) & 0xff) | ((*addr >> 32) & 0xffffff00));
+        e.set(1, *data & 0xff);
+        e.set(2, (*data >> 8) & 7);
+        e.set(3, bit(*addr, 2));
+        e.set(4, bit(*data, 15));
+        e.set(5, bit(*addr, 3));
+        return;
+    }
+    case EventKind::UserspaceExit: {  // a negative errno replaces the reason
+        auto err = r("errno");
+        if (err && *err < 0) { e.set(1, *err); return; }
+        copy(e, 0, r("reason"));
+        copy(e, 1, err);
+        return;
+    }
+    default: {
+        const auto& info = kind_info(e.kind);
+        for (std::size_t i = 0; i < info.nfields; ++i) copy(e, static_cast<int>(i), r(info.fields[i].data()));
+        return;
+    }
+    }
+}
+
+TypeInfo& resolve(ReadContext& ctx, tep_handle* tep, int type) {
+    auto& table = ctx.types[tep];
+    if (type < 0) type = 0;
+    if (static_cast<std::size_t>(type) >= table.size()) table.resize(static_cast<std::size_t>(type) + 1);
+    TypeInfo& ti = table[static_cast<std::size_t>(type)];
+    if (ti.resolved) return ti;
+    ti.resolved = true;
+    ti.ev = tep_find_event(tep, type);
+    std::string name = ti.ev && ti.ev->name ? ti.ev->name : "unknown_event_" + std::to_string(type);
+    ti.name_id = ctx.trace->intern(name);
+    if (auto kind = kind_by_name(name); kind && ti.ev) ti.kind = *kind;
+    return ti;
+}
+
+int on_record(tracecmd_input* h, tep_record* rec, int /*cpu*/, void* data) {
+    auto& ctx = *static_cast<ReadContext*>(data);
+    Trace& t = *ctx.trace;
+    tep_handle* tep = tracecmd_get_tep(h);
+    if (rec->missed_events != 0) {
+        Event lost;
+        lost.kind = EventKind::Lost;
+        lost.name_id = t.intern("lost_events");
+        lost.ts = TimestampNs(static_cast<std::int64_t>(rec->ts));
+        lost.cpu = HostCpu(rec->cpu);
+        lost.record = ctx.next_record;
+        lost.set(slot::lost_count, rec->missed_events > 0 ? rec->missed_events : -1);
+        t.events.push_back(lost);
+    }
+    TypeInfo& ti = resolve(ctx, tep, tep_data_type(tep, rec));
+    Event e;
+    e.ts = TimestampNs(static_cast<std::int64_t>(rec->ts));
+    e.cpu = HostCpu(rec->cpu);
+    e.tid = Tid(tep_data_pid(tep, rec));
+    e.kind = ti.kind;
+    e.name_id = ti.name_id;
+    e.record = ctx.next_record++;
+    if (ti.kind == EventKind::Other) {
+        e.raw_off = static_cast<std::uint32_t>(t.raw.size());
+        e.raw_len = static_cast<std::uint32_t>(rec->size > 0 ? rec->size : 0);
+        t.raw.append(static_cast<const char*>(rec->data), e.raw_len);
+    } else {
+        decode(e, Fields(ti, rec->data));
+    }
+    t.events.push_back(e);
+    return 0;
+}
+
+std::string release_from_uname(const char* uname) {
+    // trace-cmd stores "sysname nodename release version…"
+    if (!uname) return {};
+    std::string s = uname;
+    std::size_t a = s.find(' ');
+    if (a == std::string::npos) return {};
+    std::size_t b = s.find(' ', a + 1);
+    if (b == std::string::npos) return {};
+    std::size_t c = s.find(' ', b + 1);
+    return s.substr(b + 1, c == std::string::npos ? std::string::npos : c - b - 1);
+}
+
+}  // namespace
+
+Trace read_trace_dat(const std::string& path) {
+    // libtracecmd trusts the offsets and sizes in the file; check them first so a
+    // truncated or corrupt file is an error with a position, not a crash.
+    const DatLayout layout = validate_dat(path);
+    tracecmd_set_loglevel(TEP_LOG_NONE);
+    Handle top(tracecmd_open(path.c_str(), 0));
+    if (!top) throw InputError(path, {}, "libtracecmd could not open this trace.dat (corrupt headers?)");
+
+    Trace t;
+    t.meta.source = path;
+    t.meta.format = "trace.dat v" + std::to_string(tracecmd_get_in_file_version(top.get()));
+    if (layout.compressed) t.meta.format += " (" + layout.compression + ")";
+    t.meta.kernel_release = release_from_uname(tracecmd_get_uname(top.get()));
+    if (const char* clk = tracecmd_get_trace_clock(top.get())) t.meta.clock = clk;
+    t.meta.host_cpus = tracecmd_cpus(top.get());
+
+    std::vector<Handle> instances;
+    std::vector<tracecmd_input*> handles{top.get()};
+    const int n = tracecmd_buffer_instances(top.get());
+    for (int i = 0; i < n; ++i) {
+        tracecmd_input* ih = tracecmd_buffer_instance_handle(top.get(), i);
+        if (!ih) throw InputError(path, {}, "cannot open buffer instance " + std::to_string(i));
+        if (const char* nm = tracecmd_buffer_instance_name(top.get(), i)) {
+            if (!t.meta.buffer.empty()) t.meta.buffer += ",";
+            t.meta.buffer += nm;
+        }
+        instances.emplace_back(ih);
+        handles.push_back(ih);
+    }
+    ReadContext ctx{&t, {}, 0};
+    t.events.reserve(layout.estimated_events);
+    tracecmd_iterate_events_multi(handles.data(), static_cast<int>(handles.size()), on_record, &ctx);
+
+    tep_handle* tep = tracecmd_get_tep(top.get());
+    for (const auto& e : t.events) {
+        if (e.tid.value() < 0 || t.comms.count(e.tid.value())) continue;
+        const char* comm = tep_data_comm_from_pid(tep, e.tid.value());
+        t.comms[e.tid.value()] = comm ? comm : "<...>";
+    }
+    if (t.events.empty() && layout.data_bytes > 0)
+        throw InputError(path, {InputPosition::Unit::Byte, layout.data_offset}, "trace data present but no record could be decoded");
+    return t;
+}
+
+}  // namespace irqflow

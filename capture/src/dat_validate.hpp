@@ -1,0 +1,27 @@
+// Structural check of a trace.dat before libtracecmd sees it.
+//
+// libtracecmd trusts the offsets and sizes stored in the file: cut a v7 file anywhere
+// and `trace-cmd report` prints nothing and exits 0; cut a v6 file inside the CPU
+// data and it reads past the end. Walking the layout ourselves (trace-cmd.dat.v6(5),
+// trace-cmd.dat.v7(5)) lets us name the exact byte where the file stops making sense.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace irqflow {
+
+struct DatLayout {
+    int version = 0;
+    bool compressed = false;
+    std::string compression;          // e.g. "zstd"
+    std::uint64_t data_offset = 0;    // first byte of CPU data
+    std::uint64_t data_bytes = 0;     // bytes of CPU data (all buffers, as stored)
+    std::size_t estimated_events = 0; // for reserving memory
+};
+
+// True when the file starts with the trace.dat magic.
+bool looks_like_dat(const std::string& path);
+// Throws InputError (file + byte offset) when the layout is inconsistent or truncated.
+DatLayout validate_dat(const std::string& path);
+
+}  // namespace irqflow

@@ -1,0 +1,264 @@
+#include "info_parser.hpp"
+
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "irqflow/capture/exit_reasons.hpp"
+
+namespace irqflow {
+namespace {
+
+struct Sym {
+    const char* name;
+    std::int64_t value;
+};
+struct SymTable {
+    const char* id;
+    std::vector<Sym> syms;
+};
+
+const std::vector<SymTable>& symbol_tables() {
+    static const std::vector<SymTable> t = {
+        {"dm", {{"Fixed", 0}, {"LowPrio", 1}, {"SMI", 2}, {"Res3", 3}, {"NMI", 4}, {"INIT", 5}, {"SIPI", 6}, {"ExtINT", 7}}},
+        {"tm", {{"edge", 0}, {"level", 1}}},
+        {"destmode", {{"physical", 0}, {"logical", 1}}},
+        {"level", {{"de-assert", 0}, {"assert", 1}}},
+        {"shorthand", {{"dst", 0}, {"self", 1}, {"all", 2}, {"all-but-self", 3}}},
+        {"rw", {{"read", 0}, {"write", 1}}},
+        {"softirq", {{"IRQ", 0}, {"Soft/INTn", 1}}},
+        {"setclr", {{"cleared", 0}, {"set", 1}}},
+        {"waitpoll", {{"poll", 0}, {"wait", 1}}},
+        {"valid", {{"invalid", 0}, {"valid", 1}}},
+        {"irqchip", {{"PIC master", 0}, {"PIC slave", 1}, {"IOAPIC", 2}}},
+        {"fastslow", {{"slow", 0}, {"fast", 1}}},
+        {"mmiotype", {{"unsatisfied-read", 0}, {"read", 1}, {"write", 2}}},
+        {"earlylate", {{"early", 0}, {"late", 1}}},
+        {"apicreg", {{"APIC_ID", 0x20}, {"APIC_LVR", 0x30}, {"APIC_TASKPRI", 0x80}, {"APIC_ARBPRI", 0x90},
+                     {"APIC_PROCPRI", 0xA0}, {"APIC_EOI", 0xB0}, {"APIC_RRR", 0xC0}, {"APIC_LDR", 0xD0},
+                     {"APIC_DFR", 0xE0}, {"APIC_SPIV", 0xF0}, {"APIC_ISR", 0x100}, {"APIC_TMR", 0x180},
+                     {"APIC_IRR", 0x200}, {"APIC_ESR", 0x280}, {"APIC_ICR", 0x300}, {"APIC_ICR2", 0x310},
+                     {"APIC_LVTT", 0x320}, {"APIC_LVTTHMR", 0x330}, {"APIC_LVTPC", 0x340}, {"APIC_LVT0", 0x350},
+                     {"APIC_LVT1", 0x360}, {"APIC_LVTERR", 0x370}, {"APIC_TMICT", 0x380}, {"APIC_TMCCT", 0x390},
+                     {"APIC_TDCR", 0x3E0}, {"APIC_SELF_IPI", 0x3F0}}},
+    };
+    return t;
+}
+
+const SymTable* find_table(std::string_view id) {
+    for (const auto& t : symbol_tables())
+        if (id == t.id) return &t;
+    return nullptr;
+}
+
+// A pattern is literal text with {slot:conv} holes. conv is u (decimal), d (signed
+// decimal), x (hex, optional 0x), exit (exit reason; also sets isa), a symbol table
+// id (falls back to a printed number), flag:TEXT (slot = 1 when TEXT is here; absent
+// otherwise) or opt:TEXT (TEXT may be here; nothing recorded). Slot "_" discards.
+struct Token {
+    enum Type { Literal, Hole } type = Literal;
+    std::string text;     // literal, or flag/opt text
+    int slot = -1;        // -1: discard
+    std::string conv;
+    const SymTable* table = nullptr;
+};
+struct Pattern {
+    std::vector<Token> tokens;
+};
+
+Pattern compile(EventKind kind, std::string_view src) {
+    Pattern p;
+    std::size_t i = 0;
+    while (i < src.size()) {
+        if (src[i] != '{') {
+            std::size_t j = src.find('{', i);
+            if (j == std::string_view::npos) j = src.size();
+            Token lit;
+            lit.type = Token::Literal;
+            lit.text = std::string(src.substr(i, j - i));
+            p.tokens.push_back(std::move(lit));
+            i = j;
+            continue;
+        }
+        std::size_t close = src.find('}', i);
+        std::string_view body = src.substr(i + 1, close - i - 1);
+        std::size_t colon = body.find(':');
+        Token t;
+        t.type = Token::Hole;
+        std::string_view name = body.substr(0, colon);
+        std::string_view conv = body.substr(colon + 1);
+        t.slot = name == "_" ? -1 : field_slot(kind, name);
+        if (conv.substr(0, 5) == "flag:" || conv.substr(0, 4) == "opt:") {
+            std::size_t c2 = conv.find(':');
+            t.text = std::string(conv.substr(c2 + 1));
+            conv = conv.substr(0, c2);
+        }
+        t.conv = std::string(conv);
+        t.table = find_table(t.conv);
+        p.tokens.push_back(std::move(t));
+        i = close + 1;
+    }
+    return p;
+}
+
+// Parses a number at s[pos]; base 16 accepts an optional 0x.
+bool number(std::string_view s, std::size_t& pos, int base, bool allow_sign, std::int64_t& out) {
+    std::size_t p = pos;
+    bool neg = false;
+    if (allow_sign && p < s.size() && s[p] == '-') { neg = true; ++p; }
+    if (base == 16 && s.substr(p, 2) == "0x") p += 2;
+    std::uint64_t v = 0;
+    auto r = std::from_chars(s.data() + p, s.data() + s.size(), v, base);
+    if (r.ec != std::errc() || r.ptr == s.data() + p) return false;
+    pos = static_cast<std::size_t>(r.ptr - s.data());
+    out = neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    return true;
+}
+
+bool match(const Pattern& p, std::string_view s, Event& out) {
+    Event e = out;
+    std::size_t pos = 0;
+    for (const auto& t : p.tokens) {
+        if (t.type == Token::Literal) {
+            if (s.substr(pos, t.text.size()) != t.text) return false;
+            pos += t.text.size();
+            continue;
+        }
+        std::int64_t v = 0;
+        if (t.conv == "flag" || t.conv == "opt") {
+            if (s.substr(pos, t.text.size()) == t.text) {
+                pos += t.text.size();
+                if (t.conv == "flag" && t.slot >= 0) e.set(t.slot, 1);
+            }
+            continue;
+        }
+        if (t.conv == "u" || t.conv == "d") {
+            if (!number(s, pos, 10, t.conv == "d", v)) return false;
+        } else if (t.conv == "x") {
+            if (!number(s, pos, 16, true, v)) return false;
+        } else if (t.conv == "exit") {
+            auto m = match_exit_reason(s.substr(pos));
+            if (m) {
+                v = m->code;
+                pos += m->length;
+                e.set(slot::exit_isa, m->isa);
+                if (s.substr(pos, 15) == " FAILED_VMENTRY") { pos += 15; v |= 0x80000000LL; }
+            } else if (!number(s, pos, 16, false, v)) {
+                return false;
+            }
+        } else if (t.table) {
+            const Sym* best = nullptr;
+            for (const auto& sym : t.table->syms) {
+                std::size_t n = std::strlen(sym.name);
+                if (s.substr(pos, n) == sym.name && (!best || n > std::strlen(best->name))) best = &sym;
+            }
+            if (best) {
+                v = best->value;
+                pos += std::strlen(best->name);
+            } else if (!number(s, pos, 16, false, v)) {  // __print_symbolic prints unknown values in hex
+                return false;
+            }
+        } else {
+            return false;
+        }
+        if (t.slot >= 0) e.set(t.slot, v);
+    }
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t')) ++pos;
+    if (pos != s.size()) return false;
+    out = e;
+    return true;
+}
+
+struct KindPatterns {
+    EventKind kind;
+    std::vector<const char*> sources;
+};
+
+// Newest kernel format first; then trace-cmd plugin output; then older kernels.
+const std::vector<KindPatterns>& sources() {
+    using K = EventKind;
+    static const std::vector<KindPatterns> s = {
+        {K::Entry, {"vcpu {vcpu_id:u}, rip 0x{rip:x}{_:opt:[immediate exit]}", "vcpu {vcpu_id:u} rip 0x{rip:x}", "vcpu {vcpu_id:u}"}},
+        {K::Exit,
+         {"vcpu {vcpu_id:u} reason {exit_reason:exit} rip 0x{guest_rip:x} info1 0x{info1:x} info2 0x{info2:x} intr_info 0x{intr_info:x} error_code 0x{error_code:x}",
+          "reason {exit_reason:exit} rip 0x{guest_rip:x} info1 0x{info1:x} info2 0x{info2:x} intr_info 0x{intr_info:x} error_code 0x{error_code:x}",
+          "vcpu {vcpu_id:u} reason {exit_reason:exit} rip 0x{guest_rip:x} info {info1:x} {info2:x}",
+          "reason {exit_reason:exit} rip 0x{guest_rip:x} info {info1:x} {info2:x}",
+          "reason {exit_reason:exit} rip 0x{guest_rip:x}"}},
+        {K::ApicAcceptIrq, {"apicid {apicid:x} vec {vec:u} ({dm:dm}|{tm:tm}){coalesced:flag: (coalesced)}"}},
+        {K::InjVirq, {"{soft:softirq} 0x{vector:x}{reinjected:flag: [reinjected]}", "irq {vector:u}"}},
+        {K::Eoi, {"apicid {apicid:x} vector {vector:d}"}},
+        {K::PvEoi, {"apicid {apicid:x} vector {vector:d}"}},
+        {K::ApicIpi, {"dst {dest_id:x} vec {vec:u} ({dm:dm}|{dest_mode:destmode}|{level:level}|{tm:tm}|{shorthand:shorthand})"}},
+        {K::Apic, {"apic_{rw:rw} {reg:apicreg} = 0x{val:x}"}},
+        {K::Msr, {"msr_{write:rw} {ecx:x} = 0x{data:x}{exception:flag: (#GP)}"}},
+        {K::Hypercall, {"nr 0x{nr:x} a0 0x{a0:x} a1 0x{a1:x} a2 0x{a2:x} a3 0x{a3:x}"}},
+        {K::Pio, {"pio_{rw:rw} at 0x{port:x} size {size:u} count {count:u} val 0x{val:x}{_:opt: (...)}",
+                  "pio_{rw:rw} at 0x{port:x} size {size:u} count {count:u}"}},
+        {K::IoapicSetIrq, {"pin {pin:u} dst {dst:x} vec {vec:u} ({dm:dm}|{dest_mode:destmode}|{tm:tm}{masked:flag:|masked}){coalesced:flag: (coalesced)}"}},
+        {K::MsiSetIrq, {"dst {dst:x} vec {vec:u} ({dm:dm}|{dest_mode:destmode}|{tm:tm}{rh:flag:|rh})"}},
+        {K::SetIrq, {"gsi {gsi:u} level {level:d} source {irq_source_id:d}"}},
+        {K::PicSetIrq, {"chip {chip:u} pin {pin:u} ({tm:tm}{masked:flag:|masked}){coalesced:flag: (coalesced)}"}},
+        {K::ApicvAcceptIrq, {"apicid {apicid:x} vec {vec:u} ({dm:dm}|{tm:tm})"}},
+        {K::ApicvInhibitChanged, {"{set:setclr} reason={reason:u}, inhibits=0x{inhibits:x}"}},
+        {K::HvSendIpi, {"vector {vector:x} processor_mask 0x{processor_mask:x}"}},
+        {K::HvSendIpiEx, {"vector {vector:x} format {format:x} valid_bank_mask 0x{valid_bank_mask:x}"}},
+        {K::HvSynicSetIrq, {"vcpu_id {vcpu_id:d} sint {sint:u} vector {vector:d} ret {ret:d}"}},
+        {K::HvSynicSendEoi, {"vcpu_id {vcpu_id:d} vector {vector:d}"}},
+        {K::VcpuWakeup, {"{waited:waitpoll} time {ns:d} ns, polling {valid:valid}"}},
+        {K::WaitLapicExpire, {"vcpu {vcpu_id:u}: delta {delta:d} ({_:earlylate})"}},
+        {K::AckIrq, {"irqchip {irqchip:irqchip} pin {pin:u}"}},
+        {K::HvHypercall,
+         {"code 0x{code:x} {fast:fastslow} var_cnt 0x{var_cnt:x} rep_cnt 0x{rep_cnt:x} idx 0x{rep_idx:x} in 0x{ingpa:x} out 0x{outgpa:x}",
+          "code 0x{code:x} {fast:fastslow} cnt 0x{rep_cnt:x} idx 0x{rep_idx:x} in 0x{ingpa:x} out 0x{outgpa:x}"}},
+        {K::Mmio, {"mmio {type:mmiotype} len {len:u} gpa 0x{gpa:x} val 0x{val:x}"}},
+        {K::PageFault,
+         {"vcpu {vcpu_id:u} rip 0x{guest_rip:x} address 0x{fault_address:x} error_code 0x{error_code:x}",
+          "address {fault_address:x} error_code {error_code:x}"}},
+    };
+    return s;
+}
+
+const std::array<std::vector<Pattern>, static_cast<std::size_t>(EventKind::Count_)>& compiled() {
+    static const auto c = [] {
+        std::array<std::vector<Pattern>, static_cast<std::size_t>(EventKind::Count_)> out;
+        for (const auto& kp : sources())
+            for (const char* src : kp.sources) out[static_cast<std::size_t>(kp.kind)].push_back(compile(kp.kind, src));
+        return out;
+    }();
+    return c;
+}
+
+// kvm_userspace_exit prints "reason NAME (N)": N is the reason, or -errno when NAME is
+// "restart" (-EINTR) or "error".
+bool parse_userspace_exit(std::string_view s, Event& e) {
+    if (s.substr(0, 7) != "reason ") return false;
+    std::size_t open = s.rfind(" (");
+    if (open == std::string_view::npos || open < 7) return false;
+    std::string_view name = s.substr(7, open - 7);
+    std::size_t pos = open + 2;
+    std::int64_t n = 0;
+    if (!number(s, pos, 10, true, n) || s.substr(pos, 1) != ")") return false;
+    if (name == "restart" || name == "error") {
+        e.set(1, -n);
+    } else {
+        e.set(0, n);
+        e.set(1, 0);
+    }
+    return true;
+}
+
+}  // namespace
+
+bool parse_info(EventKind kind, std::string_view info, Event& e) {
+    while (!info.empty() && (info.back() == ' ' || info.back() == '\t' || info.back() == '\r')) info.remove_suffix(1);
+    while (!info.empty() && (info.front() == ' ' || info.front() == '\t')) info.remove_prefix(1);
+    if (kind == EventKind::UserspaceExit) return parse_userspace_exit(info, e);
+    for (const auto& p : compiled()[static_cast<std::size_t>(kind)])
+        if (match(p, info, e)) return true;
+    return false;
+}
+
+}  // namespace irqflow

@@ -1,0 +1,21 @@
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "dat_validate.hpp"
+#include "irqflow/capture/error.hpp"
+#include "irqflow/capture/readers.hpp"
+
+namespace irqflow {
+
+Trace load_trace(const std::string& path) {
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) throw InputError(path, {}, "no such file");
+    if (S_ISDIR(st.st_mode)) throw InputError(path, {}, "is a directory, not a trace");
+    if (st.st_size == 0) throw InputError(path, {InputPosition::Unit::Byte, 0}, "empty file");
+    Trace t = looks_like_dat(path) ? read_trace_dat(path) : read_trace_text(path);
+    attribute(t);
+    return t;
+}
+
+}  // namespace irqflow

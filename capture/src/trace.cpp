@@ -1,0 +1,42 @@
+#include "irqflow/capture/trace.hpp"
+
+#include <stdexcept>
+
+namespace irqflow {
+
+std::uint16_t Trace::intern(std::string_view name) {
+    auto it = name_ids_.find(std::string(name));
+    if (it != name_ids_.end()) return it->second;
+    if (names_.size() >= 0xffff) throw std::runtime_error("more than 65535 distinct event names");
+    auto id = static_cast<std::uint16_t>(names_.size());
+    names_.emplace_back(name);
+    name_ids_.emplace(names_.back(), id);
+    return id;
+}
+
+std::map<std::string, std::uint64_t> Trace::counts_by_name() const {
+    std::vector<std::uint64_t> by_id(names_.size(), 0);
+    for (const auto& e : events)
+        if (e.kind != EventKind::Lost) ++by_id[e.name_id];
+    std::map<std::string, std::uint64_t> out;
+    for (std::size_t i = 0; i < by_id.size(); ++i)
+        if (by_id[i]) out[names_[i]] = by_id[i];
+    return out;
+}
+
+std::uint64_t Trace::lost_events() const {
+    std::uint64_t n = 0;
+    for (const auto& e : events)
+        if (e.kind == EventKind::Lost && e.f[slot::lost_count] > 0) n += static_cast<std::uint64_t>(e.f[slot::lost_count]);
+    return n;
+}
+
+std::uint64_t Trace::lost_markers() const {
+    std::uint64_t n = 0;
+    for (const auto& e : events) n += e.kind == EventKind::Lost;
+    return n;
+}
+
+std::uint64_t Trace::records() const { return events.size() - lost_markers(); }
+
+}  // namespace irqflow

@@ -1,0 +1,34 @@
+#!/bin/busybox sh
+# /init of the tiny guest that samples/make-captures.sh records. It makes, in ~2 s:
+# timer interrupts (sleeps), cross-vCPU IPIs (processes pinned to different CPUs
+# waking each other through FIFOs; TLB shootdowns from ipi-storm), serial output (printk-timestamped lines through
+# /dev/kmsg and plain lines written to the console), and a level-triggered device
+# interrupt (virtio-blk read with pci=nomsi, so its INTx goes through the IOAPIC).
+/bin/busybox --install -s /bin
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
+for m in $(cat /modules.order); do insmod "/lib/modules/$m"; done
+say() { echo "<2>irqflow: $*" > /dev/kmsg; }   # level 2 passes 'quiet'
+plain() { echo "$*" > /dev/console; }
+
+plain "irqflow-workload: start, $(nproc) cpus"
+say "pv features: $(dmesg | grep -o 'kvm-guest: .*' | tr '\n' ';')"
+mkfifo /tmp/a /tmp/b /tmp/c /tmp/d
+# Ping-pong pairs on distinct CPUs: every hop wakes a task on another vCPU (IPI).
+taskset 0x2 sh -c 'exec 3</tmp/a 4>/tmp/b; while read -r x <&3; do echo "$x" >&4; done' &
+taskset 0x8 sh -c 'exec 3</tmp/c 4>/tmp/d; while read -r x <&3; do echo "$x" >&4; done' &
+taskset 0x1 sh -c 'exec 4>/tmp/a 3</tmp/b; i=0; while [ $i -lt 150 ]; do echo $i >&4; read -r y <&3; i=$((i+1)); done; exec 4>&-' &
+taskset 0x4 sh -c 'exec 4>/tmp/c 3</tmp/d; i=0; while [ $i -lt 150 ]; do echo $i >&4; read -r y <&3; i=$((i+1)); done; exec 4>&-' &
+# TLB shootdowns of a process live on every CPU: multi-destination IPIs.
+ipi-storm 150 > /dev/console &
+# Level-triggered disk interrupts, and page-cache drops that IPI every CPU.
+for i in 1 2 3; do
+  dd if=/dev/vda of=/dev/null bs=64k 2>/dev/null
+  echo 3 > /proc/sys/vm/drop_caches
+  say "disk pass $i done"
+  plain "plain line $i: timer tick wait"
+  sleep 0.05
+done
+wait
+plain "irqflow-workload: done"
+say "irqflow: powering off"
+poweroff -f

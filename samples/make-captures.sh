@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Make real KVM captures for irqflow's samples/.
+#
+# With hardware KVM (vmx/svm in /proc/cpuinfo) the guest (L2 below) runs directly on
+# this host under `trace-cmd record`. Without it, the script boots Linux with KVM inside
+# a QEMU TCG guest (L1) whose emulated CPU has SVM + NPT, and records there: the KVM
+# that emits kvm_entry/kvm_inj_virq/kvm_apic_accept_irq is then L1's kvm_amd.
+#
+# Everything comes from Debian packages; the build lives in a cache dir outside the
+# repo ($IRQFLOW_CACHE, default ~/.cache/irqflow-captures). Run as root.
+#
+#   samples/make-captures.sh [OUTDIR] [VARIANT...]
+#
+# Each variant writes OUTDIR/<variant>.dat and OUTDIR/<variant>-serial.log.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$here}; shift || true
+cache=${IRQFLOW_CACHE:-$HOME/.cache/irqflow-captures}
+suite=${IRQFLOW_SUITE:-bookworm}
+mkdir -p "$cache" "$out"
+out=$(cd "$out" && pwd)
+
+# name | extra -cpu properties | extra guest cmdline | extra trace-cmd record options
+all_variants='pveoi-on||
+pveoi-off|,kvm-pv-eoi=off|
+pvipi-off|,kvm-pv-ipi=off|
+hyperv|,kvm=off,hv-relaxed,hv-vapic,hv-vpindex,hv-synic,hv-time,hv-ipi|earlyprintk=serial,ttyS0
+xapic||nox2apic
+lost||| -b 4'
+if [ $# -gt 0 ]; then
+  want=" $* "; variants=$(echo "$all_variants" | while IFS= read -r l; do
+    case "$want" in *" ${l%%|*} "*) echo "$l";; esac; done)
+else
+  variants=$all_variants
+fi
+
+need() { command -v "$1" >/dev/null || { echo "make-captures: '$1' missing (apt-get install $2)" >&2; exit 2; }; }
+need debootstrap debootstrap; need qemu-system-x86_64 qemu-system-x86; need cpio cpio
+need mkfs.ext4 e2fsprogs; need debugfs e2fsprogs
+
+mirror() {  # the Debian mirror this host's apt already uses (no host is hard-coded here)
+  local m
+  m=$(grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
+      grep -v security | grep -oE 'https?://[^ ]+' | head -1)
+  echo "${m:?no Debian mirror found in /etc/apt}"
+}
+
+# --- L1/L2 root filesystem: Debian kernel, QEMU, trace-cmd ------------------------
+rootfs=$cache/rootfs
+if [ ! -e "$rootfs/.done" ]; then
+  rm -rf "$rootfs"
+  debootstrap --variant=minbase "$suite" "$rootfs" "$(mirror)"
+  mount -t proc proc "$rootfs/proc"
+  trap 'umount "$rootfs/proc" 2>/dev/null || true' EXIT
+  chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+    --no-install-recommends linux-image-amd64 qemu-system-x86 trace-cmd kmod busybox-static
+  umount "$rootfs/proc"; trap - EXIT
+  chroot "$rootfs" apt-get clean
+  touch "$rootfs/.done"
+fi
+kver=$(ls "$rootfs/lib/modules" | sort -V | tail -1)
+vmlinuz=$rootfs/boot/vmlinuz-$kver
+echo "make-captures: kernel $kver"
+
+# --- L2 guest: the same kernel + a busybox initramfs running the workload ---------
+l2=$cache/l2; rm -rf "$l2"; mkdir -p "$l2"/{bin,proc,sys,dev,lib/modules,tmp}
+cp "$rootfs/bin/busybox" "$l2/bin/busybox"
+# virtio-blk and virtio-pci are modules in Debian's kernel; take them and their
+# dependencies. modules.dep lists a module's dependencies so that loading them
+# from last to first works.
+: > "$l2/modules.order"
+for target in virtio_pci virtio_blk; do
+  line=$(grep -E "/$target\.ko(\.xz|\.zst)?:" "$rootfs/lib/modules/$kver/modules.dep" || true)
+  [ -n "$line" ] || continue
+  deps=${line#*:}
+  for m in $(echo $deps | tr ' ' '\n' | tac) ${line%%:*}; do
+    f=$rootfs/lib/modules/$kver/$m; b=$(basename "$m")
+    case "$b" in
+      *.xz) b=${b%.xz}; xz -dc "$f" > "$l2/lib/modules/$b";;
+      *.zst) b=${b%.zst}; zstd -qdc "$f" > "$l2/lib/modules/$b";;
+      *) cp "$f" "$l2/lib/modules/$b";;
+    esac
+    grep -qx "$b" "$l2/modules.order" || echo "$b" >> "$l2/modules.order"
+  done
+done
+cp "$here/guest-workload.sh" "$l2/init"; chmod +x "$l2/init"
+need gcc "gcc libc6-dev"
+gcc -O2 -static -pthread -o "$l2/bin/ipi-storm" "$here/ipi-storm.c"
+(cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/l2-initrd.gz"
+
+run_l2_cmd() {  # $1 variant line, $2 dir for outputs, $3 kernel, $4 initrd, $5 disk
+  local name cpu append topts
+  IFS='|' read -r name cpu append topts <<< "$1"
+  echo "trace-cmd record -e kvm $topts -o $2/$name.dat -- timeout 300 qemu-system-x86_64 -enable-kvm" \
+       "-M pc -cpu host$cpu -smp 4 -m 256 -nodefaults -display none -monitor none -no-reboot" \
+       "-kernel $3 -initrd $4 -drive file=$5,if=virtio,format=raw" \
+       "-chardev stdio,id=ser,signal=off,logfile=$2/$name-serial.log -serial chardev:ser" \
+       "-append 'console=ttyS0 quiet pci=noearly pci=nomsi panic=-1 $append'"
+}
+
+if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
+  # Hardware KVM: record right here.
+  need trace-cmd trace-cmd
+  dd if=/dev/urandom of="$cache/l2-disk.img" bs=1M count=4 status=none
+  echo "$variants" | while IFS= read -r v; do
+    [ -n "$v" ] || continue
+    eval "$(run_l2_cmd "$v" "$out" "$vmlinuz" "$cache/l2-initrd.gz" "$cache/l2-disk.img")" || true
+  done
+  exit 0
+fi
+
+# --- No hardware KVM: L1 = Debian under TCG with emulated SVM+NPT ----------------
+echo "make-captures: no vmx/svm here; recording inside a TCG guest with nested SVM"
+stage=$cache/stage; rm -rf "$stage"; mkdir -p "$stage/irqflow"
+cp "$vmlinuz" "$stage/irqflow/vmlinuz"
+cp "$cache/l2-initrd.gz" "$stage/irqflow/l2-initrd.gz"
+dd if=/dev/urandom of="$stage/irqflow/disk.img" bs=1M count=4 status=none
+{
+  echo '#!/bin/sh'
+  echo 'exec > /dev/console 2>&1'
+  echo 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev'
+  echo 'mount -t tracefs tracefs /sys/kernel/tracing; mkdir -p /out; mount /dev/vdb /out'
+  echo 'modprobe kvm_amd; ls -l /dev/kvm'
+  # trace.dat embeds /proc/kallsyms (MBs); the guest-side events never need it.
+  echo 'grep -E " (kvm|svm)" /proc/kallsyms > /tmp/kallsyms; mount --bind /tmp/kallsyms /proc/kallsyms'
+  echo 'uname -r > /out/host-kernel.txt'
+  echo "$variants" | while IFS= read -r v; do
+    [ -n "$v" ] || continue
+    echo "echo '== variant ${v%%|*}'"
+    echo "$(run_l2_cmd "$v" /out /irqflow/vmlinuz /irqflow/l2-initrd.gz /irqflow/disk.img) < /dev/null; sync"
+  done
+  echo 'sync; umount /out; echo o > /proc/sysrq-trigger; sleep 5'
+} > "$stage/irqflow/l1-init.sh"
+chmod +x "$stage/irqflow/l1-init.sh"
+
+img=$cache/l1.ext4; outimg=$cache/out.ext4
+rm -f "$img" "$outimg"
+# One image: the cached root fs plus this run's stage dir.
+cp -a "$stage/irqflow" "$rootfs/irqflow"
+mkfs.ext4 -q -F -d "$rootfs" "$img" 3G; rm -rf "$rootfs/irqflow"
+mkfs.ext4 -q -F "$outimg" 512M
+initrd=$rootfs/boot/initrd.img-$kver
+timeout 3600 qemu-system-x86_64 -accel tcg,thread=multi -cpu qemu64,+svm,+npt -smp 2 -m 3072 \
+  -nodefaults -display none -serial stdio -no-reboot \
+  -kernel "$vmlinuz" -initrd "$initrd" \
+  -drive file="$img",if=virtio,format=raw -drive file="$outimg",if=virtio,format=raw \
+  -append "root=/dev/vda rw console=ttyS0 tsc=reliable init=/irqflow/l1-init.sh" \
+  | tee "$cache/l1-console.log"
+rm -rf "$cache/outdir"; mkdir -p "$cache/outdir"
+debugfs -R "rdump / $cache/outdir" "$outimg" >/dev/null 2>&1
+cp -v "$cache"/outdir/*.dat "$cache"/outdir/*-serial.log "$cache"/outdir/host-kernel.txt "$out"/

@@ -1,0 +1,109 @@
+#include "event_format.hpp"
+
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "irqflow/capture/exit_reasons.hpp"
+#include "json.hpp"
+
+namespace irqflow::cli {
+namespace {
+
+// Fields read as addresses, register values or vectors print in hex.
+bool hex_field(std::string_view f) {
+    static const std::set<std::string_view> hex = {
+        "rip", "guest_rip", "info1", "info2", "intr_info", "error_code", "exit_reason", "ecx", "data", "nr", "a0",
+        "a1", "a2", "a3", "port", "val", "gpa", "fault_address", "processor_mask", "valid_bank_mask", "inhibits",
+        "ingpa", "outgpa", "code", "reg", "vec", "vector", "apicid", "dest_id", "dst", "format"};
+    return hex.count(f) != 0;
+}
+
+std::string value_text(std::string_view field, std::int64_t v) {
+    char buf[32];
+    if (hex_field(field) && v >= 0) std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+    return buf;
+}
+
+std::string ts_text(TimestampNs ts) {
+    char buf[40];
+    const auto v = ts.value();
+    std::snprintf(buf, sizeof buf, "%lld.%09lld", static_cast<long long>(v / 1000000000), static_cast<long long>(v % 1000000000));
+    return buf;
+}
+
+std::string who(VmId vm, VcpuId vcpu) {
+    std::string s = vm == kUnknownVm ? "-" : "vm" + std::to_string(vm.value());
+    s += vcpu == kUnknownVcpu ? "/-" : "/vcpu" + std::to_string(vcpu.value());
+    return s;
+}
+
+}  // namespace
+
+void print_event_text(std::ostream& o, const Trace& t, const Event& e) {
+    char head[96];
+    std::snprintf(head, sizeof head, "%8llu %s [%03d] %7d ", static_cast<unsigned long long>(e.record), ts_text(e.ts).c_str(),
+                  e.cpu.value(), e.tid.value());
+    o << head << who(e.vm, e.vcpu) << ' ' << t.name(e.name_id);
+    const auto& info = kind_info(e.kind);
+    for (std::size_t i = 0; i < info.nfields; ++i) {
+        auto v = e.get(static_cast<int>(i));
+        if (!v) continue;
+        o << ' ' << info.fields[i] << '=' << value_text(info.fields[i], *v);
+        if (e.kind == EventKind::Exit && i == slot::exit_reason) {
+            auto name = exit_reason_name(e);
+            if (!name.empty()) o << '(' << name << ')';
+        }
+    }
+    if (e.kind == EventKind::Other && e.raw_len) {
+        auto raw = t.raw_of(e);
+        bool text = t.meta.format.find("text") != std::string::npos;
+        if (text) o << ' ' << raw;
+        else o << " raw_bytes=" << raw.size();
+    }
+    o << '\n';
+}
+
+void print_event_json(std::ostream& o, const Trace& t, const Event& e) {
+    {
+        JsonObject j(o);
+        j.key("record") << e.record;
+        j.key("ts_ns") << e.ts.value();
+        j.key("cpu") << e.cpu.value();
+        j.key("tid") << e.tid.value();
+        j.key("vm") << e.vm.value();
+        j.key("vcpu") << e.vcpu.value();
+        json_string(j.key("name"), t.name(e.name_id));
+        const auto& info = kind_info(e.kind);
+        {
+            JsonObject f(j.key("fields"));
+            for (std::size_t i = 0; i < info.nfields; ++i)
+                if (auto v = e.get(static_cast<int>(i))) f.key(info.fields[i]) << *v;
+        }
+        if (e.kind == EventKind::Exit) json_string(j.key("exit_reason_name"), exit_reason_name(e));
+    }
+    o << '\n';
+}
+
+void print_serial_text(std::ostream& o, const SerialLine& l, VmId vm) {
+    char head[96];
+    std::snprintf(head, sizeof head, "%8s %s [---] %7s ", "serial", l.host_ts ? ts_text(*l.host_ts).c_str() : "          ?         ", "-");
+    o << head << who(vm, kUnknownVcpu) << " serial(" << to_string(l.alignment) << ") " << l.text << '\n';
+}
+
+void print_serial_json(std::ostream& o, const SerialLine& l, VmId vm) {
+    {
+        JsonObject j(o);
+        json_string(j.key("name"), "serial");
+        j.key("line") << l.line;
+        if (l.host_ts) j.key("ts_ns") << l.host_ts->value();
+        else j.key("ts_ns") << "null";
+        j.key("vm") << vm.value();
+        json_string(j.key("alignment"), to_string(l.alignment));
+        json_string(j.key("text"), l.text);
+    }
+    o << '\n';
+}
+
+}  // namespace irqflow::cli

@@ -1,0 +1,51 @@
+// irqflow: record, inspect and (in later layers) replay KVM interrupt flows.
+#include <cstring>
+#include <iostream>
+
+#include "args.hpp"
+#include "irqflow/capture/error.hpp"
+
+namespace {
+
+const char* kUsage =
+    "usage: irqflow <command> [options]\n"
+    "\n"
+    "  events TRACE [--serial LOG] [--vcpu N] [--kind NAME] [--json]\n"
+    "      print the normalized event stream (trace.dat, trace-cmd report text or perf script text)\n"
+    "  stats TRACE [--json]\n"
+    "      counts per event name, per vCPU, exits per reason, lost events\n"
+    "  record -o OUT.dat [--duration S] [--pid QEMU_PID] [--buffer-kb N] [-- CMD ...]\n"
+    "      record kvm tracepoints live into a trace.dat (root; private tracefs instance)\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad input or recording unavailable, 64 usage error\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace irqflow::cli;
+    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+        std::cout << kUsage;
+        return argc < 2 ? kExitUsage : kExitOk;
+    }
+    std::string cmd = argv[1];
+    Args args(std::vector<std::string>(argv + 2, argv + argc));
+    try {
+        if (cmd == "events") return cmd_events(args);
+        if (cmd == "stats") return cmd_stats(args);
+        if (cmd == "record") return cmd_record(args);
+        std::cerr << "irqflow: unknown command \"" << cmd << "\"\n" << kUsage;
+        return kExitUsage;
+    } catch (const UsageError& e) {
+        std::cerr << "irqflow " << cmd << ": " << e.what() << "\n";
+        return kExitUsage;
+    } catch (const irqflow::InputError& e) {
+        std::cerr << "irqflow: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "irqflow: out of memory\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "irqflow: " << e.what() << "\n";
+        return kExitBadInput;
+    }
+}
