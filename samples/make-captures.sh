@@ -27,7 +27,8 @@ pveoi-off|,kvm-pv-eoi=off|
 pvipi-off|,kvm-pv-ipi=off|
 hyperv|,kvm=off,hv-relaxed,hv-vapic,hv-vpindex,hv-synic,hv-time,hv-ipi|earlyprintk=serial,ttyS0
 xapic||nox2apic
-lost||| -b 4'
+lost||| -b 4
+instance||| -B irqflow'
 if [ $# -gt 0 ]; then
   want=" $* "; variants=$(echo "$all_variants" | while IFS= read -r l; do
     case "$want" in *" ${l%%|*} "*) echo "$l";; esac; done)

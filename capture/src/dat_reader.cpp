@@ -1,11 +1,17 @@
 // trace.dat reader: libtracecmd walks the records, libtraceevent decodes each field by
 // name from the formats stored in the file. No printed text is parsed here.
 #include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <unistd.h>
 
 #include <array>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -44,8 +50,13 @@ struct TypeInfo {
 
 struct ReadContext {
     Trace* trace;
+    const std::string* path;
+    std::uint64_t page_size;
     std::unordered_map<tep_handle*, std::vector<TypeInfo>> types;
     std::uint64_t next_record = 0;
+    // Set when a record is unusable; the callback then stops the walk (exceptions must
+    // not cross libtracecmd's C frames).
+    std::optional<InputError> error;
 };
 
 std::int64_t read_field(tep_format_field* f, const void* data) {
@@ -96,7 +107,7 @@ void decode(Event& e, const Fields& r) {
     case EventKind::ApicvAcceptIrq:  // dm holds the ICR delivery-mode bits (10:8)
         copy(e, slot::accept_apicid, r("apicid"));
         if (auto dm = r("dm")) e.set(slot::accept_dm, (*dm >> 8) & 7);
-        copy(e, slot::accept_tm, r("tm"));
+        if (auto tm = r("tm")) e.set(slot::accept_tm, *tm != 0);  // the raw ICR trigger bit (0x8000)
         copy(e, slot::accept_vec, r("vec"));
         if (e.kind == EventKind::ApicAcceptIrq) copy(e, slot::accept_coalesced, r("coalesced"));
         return;
@@ -130,13 +141,6 @@ void decode(Event& e, const Fields& r) {
         e.set(5, bit(*addr, 3));
         return;
     }
-    case EventKind::UserspaceExit: {  // a negative errno replaces the reason
-        auto err = r("errno");
-        if (err && *err < 0) { e.set(1, *err); return; }
-        copy(e, 0, r("reason"));
-        copy(e, 1, err);
-        return;
-    }
     default: {
         const auto& info = kind_info(e.kind);
         for (std::size_t i = 0; i < info.nfields; ++i) copy(e, static_cast<int>(i), r(info.fields[i].data()));
@@ -159,8 +163,7 @@ TypeInfo& resolve(ReadContext& ctx, tep_handle* tep, int type) {
     return ti;
 }
 
-int on_record(tracecmd_input* h, tep_record* rec, int /*cpu*/, void* data) {
-    auto& ctx = *static_cast<ReadContext*>(data);
+int decode_record(ReadContext& ctx, tracecmd_input* h, tep_record* rec) {
     Trace& t = *ctx.trace;
     tep_handle* tep = tracecmd_get_tep(h);
     if (rec->missed_events != 0) {
@@ -181,6 +184,12 @@ int on_record(tracecmd_input* h, tep_record* rec, int /*cpu*/, void* data) {
     e.kind = ti.kind;
     e.name_id = ti.name_id;
     e.record = ctx.next_record++;
+    if (rec->size < 0 || static_cast<std::uint64_t>(rec->size) > ctx.page_size) {
+        ctx.error.emplace(*ctx.path, InputPosition{InputPosition::Unit::Byte, rec->offset},
+                          "record of " + std::to_string(rec->size) + " bytes in a " + std::to_string(ctx.page_size) +
+                              "-byte page: corrupt ring-buffer data or header formats");
+        return -1;
+    }
     if (ti.kind == EventKind::Other) {
         e.raw_off = static_cast<std::uint32_t>(t.raw.size());
         e.raw_len = static_cast<std::uint32_t>(rec->size > 0 ? rec->size : 0);
@@ -190,6 +199,17 @@ int on_record(tracecmd_input* h, tep_record* rec, int /*cpu*/, void* data) {
     }
     t.events.push_back(e);
     return 0;
+}
+
+// libtracecmd calls this from C: nothing may propagate out of it.
+int on_record(tracecmd_input* h, tep_record* rec, int /*cpu*/, void* data) {
+    auto& ctx = *static_cast<ReadContext*>(data);
+    try {
+        return decode_record(ctx, h, rec);
+    } catch (const std::exception& e) {
+        ctx.error.emplace(*ctx.path, InputPosition{InputPosition::Unit::Byte, rec->offset}, e.what());
+        return -1;
+    }
 }
 
 std::string release_from_uname(const char* uname) {
@@ -204,12 +224,41 @@ std::string release_from_uname(const char* uname) {
     return s.substr(b + 1, c == std::string::npos ? std::string::npos : c - b - 1);
 }
 
+// libtracecmd can crash on corrupt headers (seen: a flipped byte in the event formats
+// makes tracecmd_open_fd crash in its own cleanup). Open the file once in a child
+// process first, so such a file is an error message instead of a dead process.
+void probe_open(const std::string& path, const DatLayout& layout) {
+    pid_t pid = fork();
+    if (pid < 0) return;  // cannot probe: go ahead unprotected
+    if (pid == 0) {
+        // Die quietly: no inherited crash handlers (test runners, the GUI) in here.
+        for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
+        tracecmd_set_loglevel(TEP_LOG_NONE);
+        tracecmd_input* h = tracecmd_open(path.c_str(), 0);
+        if (!h) _exit(3);
+        const int n = tracecmd_buffer_instances(h);
+        for (int i = 0; i < n; ++i) {
+            tracecmd_input* ih = tracecmd_buffer_instance_handle(h, i);
+            if (!ih) _exit(3);
+            tracecmd_close(ih);
+        }
+        tracecmd_close(h);
+        _exit(0);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    const std::string where = "headers (bytes 0-" + std::to_string(layout.data_offset) + ")";
+    if (WIFSIGNALED(st)) throw InputError(path, {}, "corrupt " + where + ": libtracecmd crashed while parsing them");
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw InputError(path, {}, "libtracecmd cannot parse the " + where);
+}
+
 }  // namespace
 
 Trace read_trace_dat(const std::string& path) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
+    probe_open(path, layout);
     tracecmd_set_loglevel(TEP_LOG_NONE);
     Handle top(tracecmd_open(path.c_str(), 0));
     if (!top) throw InputError(path, {}, "libtracecmd could not open this trace.dat (corrupt headers?)");
@@ -235,9 +284,10 @@ Trace read_trace_dat(const std::string& path) {
         instances.emplace_back(ih);
         handles.push_back(ih);
     }
-    ReadContext ctx{&t, {}, 0};
+    ReadContext ctx{&t, &path, layout.page_size, {}, 0, std::nullopt};
     t.events.reserve(layout.estimated_events);
     tracecmd_iterate_events_multi(handles.data(), static_cast<int>(handles.size()), on_record, &ctx);
+    if (ctx.error) throw *ctx.error;
 
     tep_handle* tep = tracecmd_get_tep(top.get());
     for (const auto& e : t.events) {

@@ -18,7 +18,8 @@ public:
     std::uint64_t size() const { return b_.size(); }
     std::uint64_t pos() const { return pos_; }
     void seek(std::uint64_t at, const char* what) {
-        if (at > b_.size()) fail(at, std::string(what) + " points past the end of the file (" + std::to_string(b_.size()) + " bytes): truncated?");
+        if (at > b_.size())
+            fail(b_.size(), std::string(what) + " at byte " + std::to_string(at) + " lies past the end of the file: truncated");
         pos_ = at;
     }
     void need(std::uint64_t n, const char* what) const {
@@ -52,11 +53,16 @@ public:
         return n <= b_.size() - pos_ && std::memcmp(&b_[pos_], literal, n) == 0;
     }
     // A region [at, at+len) must lie inside the file.
-    void region(std::uint64_t at, std::uint64_t len, const std::string& what) const {
-        if (at > b_.size() || len > b_.size() - at)
-            fail(std::min<std::uint64_t>(at, b_.size()), what + " spans bytes " + std::to_string(at) + "+" + std::to_string(len) +
+    void region(std::uint64_t at, std::uint64_t len, const std::string& what) {
+        if (at <= b_.size() && len <= b_.size() - at) {
+            end_ = std::max(end_, at + len);
+            return;
+        }
+        fail(b_.size(), what + " spans bytes " + std::to_string(at) + "+" + std::to_string(len) +
                      " but the file has " + std::to_string(b_.size()) + " bytes: truncated");
     }
+    // End of the furthest region checked so far.
+    std::uint64_t end() const { return std::max(end_, pos_); }
     [[noreturn]] void fail(std::uint64_t at, const std::string& msg) const {
         throw InputError(path_, {InputPosition::Unit::Byte, at}, msg);
     }
@@ -65,6 +71,7 @@ private:
     std::string path_;
     std::vector<unsigned char> b_;
     std::uint64_t pos_ = 0;
+    std::uint64_t end_ = 0;
 };
 
 std::vector<unsigned char> slurp(const std::string& path) {
@@ -180,15 +187,24 @@ void walk_v7(Cursor& c, DatLayout& l) {
             c.seek(start + osize, "option");
         }
     }
+    // Sections written after the last one an option points to (trace-cmd puts the
+    // compressed section-name strings last): each must be complete.
+    std::uint64_t at = c.end();
+    while (at < c.size()) {
+        section(at, "trailing section");
+        at = c.end();
+    }
 }
 
 }  // namespace
 
 bool looks_like_dat(const std::string& path) {
+    // A file cut inside the magic is still a (truncated) trace.dat.
     std::ifstream in(path, std::ios::binary);
     unsigned char head[sizeof kMagic] = {};
     in.read(reinterpret_cast<char*>(head), sizeof head);
-    return in.gcount() == sizeof head && std::memcmp(head, kMagic, sizeof kMagic) == 0;
+    const auto n = static_cast<std::size_t>(in.gcount());
+    return n > 0 && std::memcmp(head, kMagic, n) == 0;
 }
 
 DatLayout validate_dat(const std::string& path) {
@@ -204,6 +220,7 @@ DatLayout validate_dat(const std::string& path) {
     if (long_size != 4 && long_size != 8) c.fail(c.pos() - 1, "invalid long size " + std::to_string(long_size));
     const auto page = c.uint(4, "page size");
     if (page < 1024 || page > (1u << 20) || (page & (page - 1))) c.fail(c.pos() - 4, "invalid page size " + std::to_string(page));
+    l.page_size = page;
     if (l.version == 6) walk_v6(c, l);
     else if (l.version == 7) walk_v7(c, l);
     else c.fail(10, "unsupported trace.dat version \"" + version + "\" (6 and 7 are supported)");

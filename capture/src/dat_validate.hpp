@@ -12,6 +12,7 @@ namespace irqflow {
 
 struct DatLayout {
     int version = 0;
+    std::uint64_t page_size = 4096;
     bool compressed = false;
     std::string compression;          // e.g. "zstd"
     std::uint64_t data_offset = 0;    // first byte of CPU data

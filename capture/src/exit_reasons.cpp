@@ -79,6 +79,7 @@ const std::vector<Entry>& table() {
     static const std::vector<Entry> t = [] {
         std::vector<Entry> v;
         for (auto n : kVmx) v.push_back({n.name, n.code, kIsaVmx});
+        v.push_back({"PENDING_INTERRUPT", EXIT_REASON_INTERRUPT_WINDOW, kIsaVmx});  // name before Linux 5.x
         for (auto n : kSvmKernel) v.push_back({n.name, n.code, kIsaSvm});
         for (auto n : kSvmPlugin) v.push_back({n.name, n.code, kIsaSvm});
         for (auto n : kExceptions) {

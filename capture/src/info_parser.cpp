@@ -232,7 +232,9 @@ const std::array<std::vector<Pattern>, static_cast<std::size_t>(EventKind::Count
 }
 
 // kvm_userspace_exit prints "reason NAME (N)": N is the reason, or -errno when NAME is
-// "restart" (-EINTR) or "error".
+// "restart" (-EINTR) or "error". libtraceevent evaluates the errno test wrongly and
+// prints "KVM_EXIT_UNKNOWN (0)" for errno -4, so a printed reason says nothing about
+// errno: only the reason is taken from such lines.
 bool parse_userspace_exit(std::string_view s, Event& e) {
     if (s.substr(0, 7) != "reason ") return false;
     std::size_t open = s.rfind(" (");
@@ -245,7 +247,6 @@ bool parse_userspace_exit(std::string_view s, Event& e) {
         e.set(1, -n);
     } else {
         e.set(0, n);
-        e.set(1, 0);
     }
     return true;
 }

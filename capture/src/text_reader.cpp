@@ -174,14 +174,32 @@ public:
             finish();
             header_ = *h;
             header_line_ = lineno;
+            bare_ = false;
             if (h->rest.empty()) { awaiting_body_ = true; return; }  // wrapped after "ts:"
             start_event(h->rest, lineno);
             return;
         }
         std::string_view name, info;
-        const bool indented = space(s.front());
+        const std::size_t indent = s.find_first_not_of(" \t");  // body is not empty
+        const bool indented = indent > 0;
         if (awaiting_body_ && split_event(body, name, info)) {
             awaiting_body_ = false;
+            start_event(body, lineno);
+            return;
+        }
+        if (looks_like_header(body))
+            throw InputError(path_, {InputPosition::Unit::Line, lineno}, "malformed event line (task [cpu] timestamp: name: …)");
+        // An event without task/CPU/timestamp columns ("  kvm_exit: reason …"), unless
+        // it is indented deeper than such a line before it (a wrapped continuation).
+        const bool deeper = pending_ && bare_ && indent > bare_indent_;
+        if (!deeper && split_event(body, name, info) && name.find('_') != std::string_view::npos &&
+            (!pending_ || !indented || bare_ || kind_by_name(name))) {
+            finish();
+            header_ = Header{};
+            header_.ts = last_ts_;
+            header_line_ = lineno;
+            bare_ = true;
+            bare_indent_ = indent;
             start_event(body, lineno);
             return;
         }
@@ -191,17 +209,6 @@ public:
             if (!pending_parsed_ && try_extend(body)) return;
             if (indented) { append(body); return; }
         }
-        if (!indented && split_event(body, name, info) && name.find('_') != std::string_view::npos) {
-            // no task/CPU/timestamp columns at all ("kvm_exit: reason …")
-            finish();
-            header_ = Header{};
-            header_.ts = last_ts_;
-            header_line_ = lineno;
-            start_event(body, lineno);
-            return;
-        }
-        if (looks_like_header(body))
-            throw InputError(path_, {InputPosition::Unit::Line, lineno}, "malformed event line (task [cpu] timestamp: name: …)");
         // Anything else is a person's annotation ("Choose Windows DebugEntry").
         finish();
         ++t_annotations;
@@ -310,6 +317,8 @@ private:
     Header header_;
     std::uint64_t header_line_ = 0;
     bool awaiting_body_ = false;
+    bool bare_ = false;             // the current event had no task/CPU/ts columns
+    std::size_t bare_indent_ = 0;
     bool pending_ = false;
     bool pending_parsed_ = false;
     std::string name_, info_;

@@ -1,0 +1,86 @@
+// Shared test helpers: where the real samples are, running commands, temp files.
+#pragma once
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace irqflow::test {
+
+inline std::string sample(const std::string& name) { return std::string(IRQFLOW_SAMPLES) + "/" + name; }
+
+// Every committed capture (trace.dat); all are real KVM recordings (samples/README.md).
+inline std::vector<std::string> dat_samples() {
+    return {"pveoi-on.dat", "pveoi-off.dat", "pvipi-off.dat", "hyperv.dat", "xapic.dat",
+            "lost.dat",     "instance.dat",  "pveoi-on-midflight-v6.dat"};
+}
+
+struct RunResult {
+    int status = -1;
+    std::string out;
+};
+
+// Runs a shell command, capturing stdout (stderr goes to stdout when merge is set).
+inline RunResult run(const std::string& cmd, bool merge_stderr = false) {
+    RunResult r;
+    std::string full = cmd + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+    FILE* p = popen(full.c_str(), "r");
+    if (!p) return r;
+    char buf[65536];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+    int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return r;
+}
+
+inline std::string cli() { return IRQFLOW_CLI; }
+
+// A fresh scratch directory per test run.
+inline std::filesystem::path scratch(const std::string& name) {
+    auto d = std::filesystem::temp_directory_path() / ("irqflow-test-" + std::to_string(getpid()));
+    std::filesystem::create_directories(d);
+    return d / name;
+}
+
+inline void write_file(const std::filesystem::path& p, const std::string& bytes) {
+    FILE* f = std::fopen(p.c_str(), "wb");
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+}
+
+inline std::string read_file(const std::string& p) {
+    std::string s;
+    FILE* f = std::fopen(p.c_str(), "rb");
+    if (!f) return s;
+    char buf[65536];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+    std::fclose(f);
+    return s;
+}
+
+// Event name → count, as `trace-cmd report` prints them (the reference reader).
+inline std::map<std::string, std::uint64_t> report_counts(const std::string& path) {
+    std::map<std::string, std::uint64_t> counts;
+    auto r = run("trace-cmd report '" + path + "'");
+    std::size_t pos = 0;
+    while (pos < r.out.size()) {
+        std::size_t nl = r.out.find('\n', pos);
+        if (nl == std::string::npos) nl = r.out.size();
+        std::string_view line(r.out.data() + pos, nl - pos);
+        pos = nl + 1;
+        // "<task>-<pid> [cpu] ts: name: info"
+        std::size_t ts_colon = line.find(": ");
+        if (line.find(" [") == std::string_view::npos || ts_colon == std::string_view::npos) continue;
+        std::size_t name_end = line.find(':', ts_colon + 2);
+        if (name_end == std::string_view::npos) continue;
+        std::string_view name = line.substr(ts_colon + 2, name_end - ts_colon - 2);
+        while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+        ++counts[std::string(name)];
+    }
+    return counts;
+}
+
+}  // namespace irqflow::test

@@ -1,0 +1,218 @@
+// Text traces: the same normalized stream from `trace-cmd report` output in its
+// historic layouts and from `perf script`, compared with the trace.dat reader.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <sstream>
+
+#include "helpers.hpp"
+#include "irqflow/capture/error.hpp"
+#include "irqflow/capture/readers.hpp"
+
+using namespace irqflow;
+using namespace irqflow::test;
+
+namespace {
+
+enum class Compare { Full, NoColumns, MicroSeconds };
+
+// The text stream must equal the dat stream, except that text carries only the
+// fields its print format shows: every text field must exist in the dat event with
+// the same value.
+void require_same_stream(const Trace& dat, const Trace& text, Compare how) {
+    REQUIRE(dat.events.size() == text.events.size());
+    for (std::size_t i = 0; i < dat.events.size(); ++i) {
+        const Event& d = dat.events[i];
+        const Event& x = text.events[i];
+        INFO("event " << i << " " << dat.name(d.name_id));
+        REQUIRE(dat.name(d.name_id) == text.name(x.name_id));
+        REQUIRE(d.kind == x.kind);
+        REQUIRE(d.record == x.record);
+        if (how != Compare::NoColumns) {
+            REQUIRE(d.cpu == x.cpu);
+            REQUIRE(d.tid == x.tid);
+            REQUIRE(d.vcpu == x.vcpu);
+            REQUIRE(d.vm == x.vm);
+            if (how == Compare::Full) REQUIRE(d.ts == x.ts);
+            else REQUIRE(std::llabs(d.ts.value() - x.ts.value()) < 1000);
+        }
+        for (int s = 0; s < static_cast<int>(kMaxFields); ++s)
+            if (x.has(s)) {
+                INFO("slot " << s);
+                REQUIRE(d.has(s));
+                REQUIRE(d.f[static_cast<std::size_t>(s)] == x.f[static_cast<std::size_t>(s)]);
+            }
+        if (d.kind != EventKind::Other && d.kind != EventKind::Lost) REQUIRE(x.present != 0);
+    }
+}
+
+Trace load_text(const std::string& text, const std::string& name) {
+    auto p = scratch(name);
+    write_file(p, text);
+    return load_trace(p.string());
+}
+
+// Applies f to every event line of a report ("comm-pid [cpu] ts: name: info").
+std::string rewrite(const std::string& report, const std::function<std::string(const std::string&)>& f) {
+    std::istringstream in(report);
+    std::string line, out;
+    while (std::getline(in, line)) {
+        bool event = line.find(" [") != std::string::npos && line.find(": ") != std::string::npos;
+        out += event ? f(line) : line;
+        out += '\n';
+    }
+    return out;
+}
+
+struct Parts {
+    std::string task, cpu, ts, rest;
+};
+Parts split(const std::string& line) {
+    Parts p;
+    auto open = line.find(" [");
+    auto close = line.find(']', open);
+    auto colon = line.find(": ", close);
+    p.task = line.substr(0, open);
+    p.cpu = line.substr(open + 1, close - open);
+    p.ts = line.substr(close + 1, colon - close - 1);
+    p.rest = line.substr(colon + 2);
+    return p;
+}
+
+std::string trim_copy(std::string s) {
+    s.erase(0, s.find_first_not_of(' '));
+    s.erase(s.find_last_not_of(' ') + 1);
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("report text (ns timestamps) gives the identical stream on every sample", "[text][samples]") {
+    for (const auto& name : dat_samples()) {
+        INFO(name);
+        Trace dat = load_trace(sample(name));
+        Trace text = load_text(run("trace-cmd report -t '" + sample(name) + "'").out, name + ".txt");
+        CHECK(text.meta.format.rfind("trace-cmd report text", 0) == 0);
+        CHECK(text.meta.warnings.empty());
+        require_same_stream(dat, text, Compare::Full);
+    }
+}
+
+TEST_CASE("historic report layouts and perf script give the same stream", "[text][samples]") {
+    const std::string name = "pveoi-on-midflight-v6.dat";
+    Trace dat = load_trace(sample(name));
+    const std::string ns = run("trace-cmd report -t '" + sample(name) + "'").out;
+
+    SECTION("default microsecond timestamps") {
+        require_same_stream(dat, load_text(run("trace-cmd report '" + sample(name) + "'").out, "us.txt"), Compare::MicroSeconds);
+    }
+    SECTION("4-character latency flags column") {
+        auto t = rewrite(ns, [](const std::string& l) { auto p = split(l); return p.task + " " + p.cpu + " d..1" + p.ts + ": " + p.rest; });
+        require_same_stream(dat, load_text(t, "flags4.txt"), Compare::Full);
+    }
+    SECTION("5-character latency flags column") {
+        auto t = rewrite(ns, [](const std::string& l) { auto p = split(l); return p.task + " " + p.cpu + " dNh2." + p.ts + ": " + p.rest; });
+        require_same_stream(dat, load_text(t, "flags5.txt"), Compare::Full);
+    }
+    SECTION("no task, CPU or timestamp columns") {
+        auto t = rewrite(ns, [](const std::string& l) { return "  " + split(l).rest; });
+        require_same_stream(dat, load_text(t, "bare.txt"), Compare::NoColumns);
+    }
+    SECTION("mail client wrapping: header alone, long lines broken at 60 columns") {
+        auto t = rewrite(ns, [](const std::string& l) {
+            auto p = split(l);
+            std::string body = " " + trim_copy(p.rest);
+            std::string out = p.task + " " + p.cpu + p.ts + ":\n";
+            while (body.size() > 60) {
+                auto cut = body.rfind(' ', 60);
+                if (cut == std::string::npos || cut < 10) break;
+                out += body.substr(0, cut) + "\n";
+                body = body.substr(cut + 1);
+            }
+            return out + body;
+        });
+        require_same_stream(dat, load_text(t, "wrapped.txt"), Compare::Full);
+    }
+    SECTION("quoted in a reply, with annotations and blank lines") {
+        int n = 0;
+        auto t = rewrite(ns, [&n](const std::string& l) {
+            std::string out = "> " + l;
+            if (++n % 500 == 0) out += "\n>\n> # the guest is idle here\n> Look at the next exit";
+            return out;
+        });
+        Trace q = load_text(t, "quoted.txt");
+        require_same_stream(dat, q, Compare::Full);
+        REQUIRE(q.meta.warnings.size() == 1);  // the skipped annotation lines are reported
+    }
+    SECTION("perf script output of kvm:* tracepoints") {
+        auto t = rewrite(ns, [](const std::string& l) {
+            auto p = split(l);
+            auto task = trim_copy(p.task);
+            auto dash = task.rfind('-');
+            return " " + task.substr(0, dash) + " " + task.substr(dash + 1) + " " + p.cpu + p.ts + ": kvm:" + trim_copy(p.rest);
+        });
+        Trace perf = load_text(t, "perf.txt");
+        CHECK(perf.meta.format == "perf script text");
+        require_same_stream(dat, perf, Compare::Full);
+    }
+}
+
+TEST_CASE("older kernels' print formats parse into the same slots", "[text]") {
+    // Shapes printed by pre-5.x kernels and by the trace-cmd kvm plugin.
+    const std::string text =
+        " qemu-kvm-4242  [001] ....  100.000001: kvm_entry: vcpu 1\n"
+        " qemu-kvm-4242  [001] ....  100.000002: kvm_exit: reason EXTERNAL_INTERRUPT rip 0x22da info 0 800000fd\n"
+        " qemu-kvm-4242  [001] ....  100.000003: kvm_inj_virq: irq 52\n"
+        " qemu-kvm-4242  [001] ....  100.000004: kvm_apic_accept_irq: apicid 1 vec 236 (Fixed|edge) (coalesced)\n"
+        " qemu-kvm-4242  [001] ....  100.000005: kvm_exit: vcpu 1 reason npf rip 0xfd11d info 100000014 fd000\n"
+        " qemu-kvm-4242  [001] ....  100.000006: kvm_page_fault: address fd000 error_code 14\n"
+        " qemu-kvm-4242  [001] ....  100.000007: kvm_userspace_exit: reason KVM_EXIT_INTERNAL_ERROR (17)\n"
+        " qemu-kvm-4242  [001] ....  100.000008: kvm_exit: reason EXIT_EXCP_GP rip 0x7ffbb280 info 0 0\n"
+        " qemu-kvm-4242  [001] ....  100.000009: kvm_ioapic_set_irq: pin 4 dst 0 vec 0 (Fixed|physical|edge|masked)\n";
+    Trace t = load_text(text, "old.txt");
+    REQUIRE(t.events.size() == 9);
+    for (const auto& e : t.events) REQUIRE(e.kind != EventKind::Other);
+    CHECK(t.events[0].get(slot::entry_vcpu_id) == 1);
+    CHECK(t.events[1].get(slot::exit_reason) == 1);
+    CHECK(t.events[1].get(slot::exit_isa) == 1);
+    CHECK(t.events[1].get(slot::exit_info2) == 0x800000fd);
+    CHECK(t.events[2].get(slot::inj_vector) == 52);
+    CHECK_FALSE(t.events[2].has(slot::inj_soft));
+    CHECK(t.events[3].get(slot::accept_coalesced) == 1);
+    CHECK(t.events[3].get(slot::accept_vec) == 236);
+    CHECK(t.events[4].get(slot::exit_reason) == 0x400);
+    CHECK(t.events[4].get(slot::exit_isa) == 2);
+    CHECK(t.events[6].get(0) == 17);
+    CHECK(t.events[7].get(slot::exit_reason) == 0x40 + 13);
+    CHECK(t.events[8].get(field_slot(EventKind::IoapicSetIrq, "masked")) == 1);
+    for (const auto& e : t.events) CHECK(e.vcpu.value() == 1);
+}
+
+TEST_CASE("garbage in a text trace is an error naming file and line", "[text][badinput]") {
+    const std::string good = " qemu-kvm-1  [000]   1.000001: kvm_entry: vcpu 0, rip 0x10\n";
+    SECTION("binary bytes") {
+        std::string bad = good + good + std::string("\x01\x02\xff\xfe garbage\n") + good;
+        try {
+            load_text(bad, "bin.txt");
+            FAIL("no error");
+        } catch (const InputError& e) {
+            CHECK(e.position().unit == InputPosition::Unit::Line);
+            CHECK(e.position().at == 3);
+            CHECK(std::string(e.what()).find("bin.txt") != std::string::npos);
+        }
+    }
+    SECTION("a corrupt event header") {
+        std::string bad = good + " qemu-kvm-1  [000]   1.0x0002: kvm_entry: vcpu 0, rip 0x10\n";
+        try {
+            load_text(bad, "hdr.txt");
+            FAIL("no error");
+        } catch (const InputError& e) {
+            CHECK(e.position().at == 2);
+        }
+    }
+    SECTION("prose with no events at all") {
+        std::string prose;
+        for (int i = 0; i < 100; ++i) prose += "This is a paragraph about something else entirely.\n";
+        CHECK_THROWS_AS(load_text(prose, "prose.txt"), InputError);
+    }
+}
