@@ -67,7 +67,8 @@ void attribute(Trace& trace) {
     };
     for (const auto& e : trace.events) {
         if (e.kind == EventKind::Lost || e.tid.value() < 0 || thread.count(e.tid.value())) continue;
-        if (e.kind == EventKind::Other) continue;  // a non-kvm thread is not part of a VM
+        // Only threads doing KVM work belong to a VM (not every process traced alongside).
+        if (e.kind == EventKind::Other && trace.name(e.name_id).rfind("kvm", 0) != 0) continue;
         ThreadVm tv{nearest_vm(e.tid.value()), kUnknownVcpu};
         thread[e.tid.value()] = tv;
         if (tv.vm != kUnknownVm) trace.vms[static_cast<std::size_t>(tv.vm.value())].other_threads.push_back(e.tid);

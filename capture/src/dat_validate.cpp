@@ -81,6 +81,7 @@ std::vector<unsigned char> slurp(const std::string& path) {
 }
 
 void add_cpu_data(DatLayout& l, Cursor& c, std::uint64_t off, std::uint64_t size, int cpu) {
+    if (size == 0) return;  // an idle CPU: its offset may point anywhere, even past the end
     c.region(off, size, "CPU " + std::to_string(cpu) + " data");
     if (size && (l.data_offset == 0 || off < l.data_offset)) l.data_offset = off;
     l.data_bytes += size;

@@ -1,6 +1,7 @@
 #include "irqflow/capture/serial.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 
@@ -104,6 +105,12 @@ UartStream rebuild_uart(const Trace& trace, VmId vm, std::uint16_t port) {
 
 namespace {
 
+std::string hex(unsigned v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%x", v);
+    return b;
+}
+
 // Maps log bytes to UART bytes: anchor, then walk both, re-synchronising after a
 // mismatch by searching the next few log bytes ahead in the UART stream.
 std::vector<std::int64_t> match_bytes(const std::string& log, const std::string& uart) {
@@ -170,14 +177,35 @@ void align_serial(const Trace& trace, SerialLog& log, std::uint16_t port) {
         }
         log.method = "exact: matched " + std::to_string(log.matched_bytes) + " of " + std::to_string(log.bytes.size()) +
                      " log bytes against " + std::to_string(log.uart_bytes) + " UART writes (kvm_pio port " +
-                     std::to_string(port) + ")";
+                     hex(port) + ")";
+        // Lines the UART writes do not cover (capture window, lost events): fit the
+        // guest-printk → host offset on the exact lines and place them with it.
+        std::vector<std::int64_t> offsets;
+        for (const auto& l : log.lines)
+            if (l.alignment == SerialAlignment::Pio && l.printk_s)
+                offsets.push_back(l.host_ts->value() - static_cast<std::int64_t>(*l.printk_s * 1e9));
+        if (!offsets.empty()) {
+            std::nth_element(offsets.begin(), offsets.begin() + static_cast<std::ptrdiff_t>(offsets.size() / 2), offsets.end());
+            const std::int64_t fit = offsets[offsets.size() / 2];
+            std::size_t placed = 0;
+            for (auto& l : log.lines)
+                if (l.alignment == SerialAlignment::None && l.printk_s) {
+                    l.host_ts = TimestampNs(fit + static_cast<std::int64_t>(*l.printk_s * 1e9));
+                    l.alignment = SerialAlignment::PrintkOffset;
+                    ++placed;
+                }
+            if (placed)
+                log.method += "; " + std::to_string(placed) + " lines outside them placed by printk time with an offset fitted on " +
+                              std::to_string(offsets.size()) + " exact lines";
+        }
     } else if (auto zero = log.vm != kUnknownVm ? boot_anchor(trace, log.vm) : std::nullopt) {
         for (auto& l : log.lines)
             if (l.printk_s) {
                 l.host_ts = TimestampNs(zero->value() + static_cast<std::int64_t>(*l.printk_s * 1e9));
                 l.alignment = SerialAlignment::PrintkOffset;
             }
-        log.method = "approximate: no UART writes in the trace; printk time + offset (guest time zero = first vCPU entry)";
+        log.method = "approximate: no UART writes in the trace; printk time + offset anchored at the VM's first vCPU "
+                     "entry (early by the firmware's boot time)";
     } else {
         log.method = "none: no UART writes in the trace and the trace does not start at the guest's boot";
     }
