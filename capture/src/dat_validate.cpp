@@ -1,6 +1,8 @@
 #include "dat_validate.hpp"
 
+#include <cstdio>
 #include <cstring>
+#include <memory>
 #include <fstream>
 #include <vector>
 
@@ -75,14 +77,20 @@ private:
 };
 
 std::vector<unsigned char> slurp(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, {}, "cannot open file");
-    return std::vector<unsigned char>(std::istreambuf_iterator<char>(in), {});
+    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!f) throw InputError(path, {}, "cannot open file");
+    std::vector<unsigned char> b;
+    unsigned char chunk[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) b.insert(b.end(), chunk, chunk + n);
+    if (std::ferror(f.get())) throw InputError(path, {InputPosition::Unit::Byte, b.size()}, "read error");
+    return b;
 }
 
-void add_cpu_data(DatLayout& l, Cursor& c, std::uint64_t off, std::uint64_t size, int cpu) {
+void add_cpu_data(DatLayout& l, Cursor& c, std::uint64_t off, std::uint64_t size, int cpu, int buffer) {
     if (size == 0) return;  // an idle CPU: its offset may point anywhere, even past the end
     c.region(off, size, "CPU " + std::to_string(cpu) + " data");
+    l.cpu_data.push_back({cpu, off, size, buffer});
     if (size && (l.data_offset == 0 || off < l.data_offset)) l.data_offset = off;
     l.data_bytes += size;
 }
@@ -113,17 +121,23 @@ void walk_v6(Cursor& c, DatLayout& l) {
             auto start = c.pos();
             c.need(size, "option");
             if (id == 3) buffer_offsets.push_back(c.uint(8, "buffer option offset"));  // BUFFER
+            if (id == 7 || id == 12 || id == 14) l.adjusts_timestamps = true;
             c.seek(start + size, "option");
         }
     }
-    if (c.peek_equals("latency  ", 10)) return;  // latency traces: plain text follows
+    if (c.peek_equals("latency  ", 10)) {  // latency traces: plain text follows
+        l.latency = true;
+        return;
+    }
     c.expect("flyrecord", 10, "\"flyrecord\" section");
+    int buffer = 0;
     auto cpu_table = [&](const char* what) {
         for (std::uint64_t i = 0; i < cpus; ++i) {
             auto off = c.uint(8, what);
             auto size = c.uint(8, what);
-            add_cpu_data(l, c, off, size, static_cast<int>(i));
+            add_cpu_data(l, c, off, size, static_cast<int>(i), buffer);
         }
+        ++buffer;
     };
     cpu_table("CPU data table");
     for (auto off : buffer_offsets) {
@@ -149,12 +163,16 @@ void walk_v7(Cursor& c, DatLayout& l) {
         return std::pair{flags, size};
     };
     int guard = 0;
+    int buffer = 0;
     while (next) {
         if (++guard > 1024) c.fail(next, "options sections form a loop");
         auto [flags, size] = section(next, "options section");
         const auto body = c.pos();
         next = 0;
-        if (flags & 1) break;  // compressed options: extent checked, content left to libtracecmd
+        if (flags & 1) {  // compressed options: extent checked, content left to libtracecmd
+            l.adjusts_timestamps = true;  // unknown options: take libtracecmd's path
+            break;
+        }
         while (c.pos() < body + size) {
             const auto id = c.uint(2, "option id");
             const auto osize = c.uint(4, "option size");
@@ -175,11 +193,15 @@ void walk_v7(Cursor& c, DatLayout& l) {
                     const auto cpu = c.uint(4, "buffer CPU id");
                     const auto off = c.uint(8, "buffer CPU data offset");
                     const auto dsize = c.uint(8, "buffer CPU data size");
-                    add_cpu_data(l, c, off, dsize, static_cast<int>(cpu));
+                    // compressed data: the size leaves out the leading 4-byte chunk count
+                    add_cpu_data(l, c, off, dsize + (l.compressed && dsize ? 4 : 0), static_cast<int>(cpu), buffer);
                 }
+                ++buffer;
                 const auto resume = c.pos();
                 section(fly, "flyrecord section");
                 c.seek(resume, "option");
+            } else if (id == 7 || id == 12 || id == 14) {
+                l.adjusts_timestamps = true;
             } else if (id >= 16 && id <= 21 && osize == 8) {  // offsets of header/format sections
                 const auto resume = c.pos();
                 section(c.uint(8, "section offset"), "header section");

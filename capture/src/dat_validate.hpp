@@ -7,11 +7,25 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace irqflow {
 
+// Where one CPU's ring-buffer pages of one buffer (top level or instance) are stored.
+struct CpuData {
+    int cpu = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;     // bytes in the file (compressed size for compressed files)
+    int buffer = 0;             // 0 = first buffer listed, in file order
+};
+
 struct DatLayout {
     int version = 0;
+    std::vector<CpuData> cpu_data;
+    // Options that make libtracecmd adjust timestamps (OFFSET, TIME_SHIFT, TSC2NSEC);
+    // such files are read through libtracecmd so times stay identical to its own.
+    bool adjusts_timestamps = false;
+    bool latency = false;       // latency-format text instead of ring-buffer pages
     std::uint64_t page_size = 4096;
     bool compressed = false;
     std::string compression;          // e.g. "zstd"

@@ -16,6 +16,7 @@ extern "C" {
 struct tracecmd_input;
 
 struct tracecmd_input *tracecmd_open(const char *file, int flags);
+struct tracecmd_input *tracecmd_open_head(const char *file, int flags);
 void tracecmd_close(struct tracecmd_input *handle);
 struct tep_handle *tracecmd_get_tep(struct tracecmd_input *handle);
 int tracecmd_buffer_instances(struct tracecmd_input *handle);
@@ -27,7 +28,11 @@ int tracecmd_iterate_events_multi(struct tracecmd_input **handles, int nr_handle
                                   void *callback_data);
 void tracecmd_set_loglevel(enum tep_loglevel level);
 
+void tracecmd_free_record(struct tep_record *record);
+
 /* exported, declared only in trace-cmd-private.h (trace-cmd 3.1.x) */
+struct tep_record *tracecmd_read_next_data(struct tracecmd_input *handle, int *rec_cpu);
+struct tep_record *tracecmd_peek_next_data(struct tracecmd_input *handle, int *rec_cpu);
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);

@@ -1,0 +1,265 @@
+#include "dat_pages.hpp"
+
+#include <fcntl.h>
+#include <traceevent/event-parse.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <future>
+#include <memory>
+#include <vector>
+
+#include "irqflow/capture/error.hpp"
+
+namespace irqflow {
+namespace {
+
+class Fd {
+public:
+    explicit Fd(const std::string& path) : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+    ~Fd() { if (fd_ >= 0) ::close(fd_); }
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+[[noreturn]] void fail_at(const std::string& path, std::uint64_t at, const std::string& what) {
+    throw InputError(path, {InputPosition::Unit::Byte, at}, what);
+}
+
+void read_exact(const std::string& path, int fd, void* dst, std::uint64_t n, std::uint64_t at, std::uint64_t end,
+                const char* what) {
+    if (at + n > end) fail_at(path, at, std::string(what) + " runs past its CPU data region");
+    auto got = ::pread(fd, dst, n, static_cast<off_t>(at));
+    if (got < 0 || static_cast<std::uint64_t>(got) != n) fail_at(path, at, std::string("cannot read ") + what);
+}
+
+constexpr std::uint64_t kSlack = 64;  // zeroed bytes after the pages: a corrupt page never reads past memory
+
+// The pages of one CPU of one buffer: read page by page from the file, or served from
+// data inflated beforehand (compressed files).
+class CpuPages {
+public:
+    CpuPages(const std::string& path, int fd, const CpuData& d, std::uint64_t page)
+        : path_(path), fd_(fd), pos_(d.offset), end_(d.offset + d.size), page_(page), buf_(page + kSlack, 0) {}
+    CpuPages(const std::string& path, Inflated inflated, std::uint64_t page)
+        : path_(path), fd_(-1), page_(page), inflated_(std::move(inflated)) {}
+
+    // Next page, or nullptr at the end. `at` gets the file position it came from.
+    unsigned char* next(std::uint64_t& at) {
+        if (fd_ < 0) {
+            if (pos_ + page_ > inflated_.bytes.size() - kSlack) return nullptr;
+            at = inflated_.chunk_offsets[pos_ / inflated_.chunk_size];
+            unsigned char* p = inflated_.bytes.data() + pos_;
+            pos_ += page_;
+            return p;
+        }
+        if (pos_ >= end_) return nullptr;
+        const std::uint64_t n = std::min<std::uint64_t>(page_, end_ - pos_);
+        if (n < page_) std::memset(buf_.data() + n, 0, page_ - n);
+        read_exact(path_, fd_, buf_.data(), n, pos_, end_, "ring-buffer page");
+        at = pos_;
+        pos_ += n;
+        return buf_.data();
+    }
+
+private:
+    const std::string& path_;
+    int fd_;
+    std::uint64_t pos_ = 0, end_ = 0, page_;
+    std::vector<unsigned char> buf_;
+    Inflated inflated_;
+};
+
+// One ring-buffer page being walked. The format is the kernel's (described by the
+// header_page/header_event files stored in every trace.dat): a page header
+// (u64 timestamp, long commit) then events, each a u32 header holding a 5-bit
+// type_len and a 27-bit time delta. type_len 1..28: data of type_len*4 bytes;
+// 0: length in the next word; 29: padding; 30: time extend; 31: absolute stamp.
+class PageCursor {
+public:
+    // Loads a page; false when its header is impossible.
+    bool load(const unsigned char* p, std::uint64_t page, int long_size) {
+        const std::uint64_t header = 8 + static_cast<std::uint64_t>(long_size);
+        std::uint64_t commit = 0;
+        std::memcpy(&ts_, p, 8);
+        std::memcpy(&commit, p + 8, static_cast<std::size_t>(long_size));
+        constexpr std::uint64_t kMissed = 1ULL << 31, kStored = 1ULL << 30;
+        size_ = commit & ~(kMissed | kStored);
+        if (long_size == 8) size_ &= 0xffffffffULL;
+        if (size_ > page - header) return false;
+        data_ = p + header;
+        pos_ = 0;
+        missed_ = 0;
+        if (commit & kMissed) {
+            missed_ = -1;
+            if ((commit & kStored) && size_ + static_cast<std::uint64_t>(long_size) <= page - header) {
+                std::uint64_t n = 0;
+                std::memcpy(&n, data_ + size_, static_cast<std::size_t>(long_size));
+                missed_ = static_cast<long long>(n);
+            }
+        }
+        return true;
+    }
+    long long missed() const { return missed_; }
+    std::uint64_t offset() const { return pos_; }
+
+    // Next data event; false at the end of the page. Throws (via bad) on corruption.
+    bool next(const void*& data, int& size, std::uint64_t& ts, bool& bad) {
+        while (pos_ + 4 <= size_) {
+            std::uint32_t h;
+            std::memcpy(&h, data_ + pos_, 4);
+            const std::uint32_t type = h & 31, delta = h >> 5;
+            std::uint32_t word = 0;
+            if (type == 0 || type >= 29) {
+                if (pos_ + 8 > size_) { bad = true; return false; }
+                std::memcpy(&word, data_ + pos_ + 4, 4);
+            }
+            switch (type) {
+            case 29:  // padding: without a delta it ends the page's data
+                if (delta == 0) return false;
+                pos_ += 4 + static_cast<std::uint64_t>(word);
+                continue;
+            case 30:  // time extend
+                ts_ += (static_cast<std::uint64_t>(word) << 27) | delta;
+                pos_ += 8;
+                continue;
+            case 31: {  // absolute time stamp; the top bits carry over from the current time
+                std::uint64_t abs = (static_cast<std::uint64_t>(word) << 27) | delta;
+                constexpr std::uint64_t kMsb = ~((1ULL << 59) - 1);
+                if (ts_ & kMsb) {
+                    abs |= ts_ & kMsb;
+                    if (abs < ts_) abs += 1ULL << 59;
+                }
+                ts_ = abs;
+                pos_ += 8;
+                continue;
+            }
+            case 0:
+                if (word < 4 || pos_ + 4 + word > size_) { bad = true; return false; }
+                data = data_ + pos_ + 8;
+                size = static_cast<int>(word - 4);
+                pos_ += 4 + static_cast<std::uint64_t>(word);
+                break;
+            default:
+                if (pos_ + 4 + type * 4ULL > size_) { bad = true; return false; }
+                data = data_ + pos_ + 4;
+                size = static_cast<int>(type * 4);
+                pos_ += 4 + type * 4ULL;
+                break;
+            }
+            ts_ += delta;
+            ts = ts_;
+            return true;
+        }
+        return false;
+    }
+
+private:
+    const unsigned char* data_ = nullptr;
+    std::uint64_t size_ = 0, pos_ = 0, ts_ = 0;
+    long long missed_ = 0;
+};
+
+struct Stream {
+    std::unique_ptr<CpuPages> pages;
+    PageCursor page;
+    RawRecord cur{};
+    bool live = false;
+    long long missed = 0;
+};
+
+}  // namespace
+
+bool pages_readable(const DatLayout& layout) {
+    if (layout.latency || layout.adjusts_timestamps) return false;
+    if (layout.version == 6) return !layout.compressed;
+    return layout.version == 7 && (!layout.compressed || layout.compression == "zstd");
+}
+
+Inflated inflate_cpu(const std::string& path, const DatLayout& layout, std::size_t index) {
+    const CpuData& d = layout.cpu_data.at(index);
+    Fd fd(path);
+    if (fd.get() < 0) throw InputError(path, {}, "cannot open file");
+    const std::uint64_t end = d.offset + d.size;
+    std::uint64_t pos = d.offset;
+    auto u32 = [&](const char* what) {
+        std::uint32_t v = 0;
+        read_exact(path, fd.get(), &v, 4, pos, end, what);
+        pos += 4;
+        return v;
+    };
+    Inflated out;
+    std::vector<unsigned char> packed;
+    std::uint32_t chunks = u32("chunk count");
+    while (chunks--) {
+        const std::uint64_t at = pos;
+        const std::uint32_t csize = u32("compressed chunk size");
+        const std::uint32_t usize = u32("chunk size");
+        if (usize == 0 || usize % layout.page_size != 0 || usize > (256u << 20) ||
+            (out.chunk_size && usize > out.chunk_size))
+            fail_at(path, at, "implausible chunk size " + std::to_string(usize));
+        if (!out.chunk_size) out.chunk_size = usize;
+        packed.resize(csize);
+        read_exact(path, fd.get(), packed.data(), csize, pos, end, "compressed chunk");
+        pos += csize;
+        const std::size_t base = out.bytes.size();
+        out.bytes.resize(base + usize);
+        const std::size_t r = ZSTD_decompress(out.bytes.data() + base, usize, packed.data(), csize);
+        if (ZSTD_isError(r) || r != usize) fail_at(path, at, std::string("corrupt compressed chunk: ") + ZSTD_getErrorName(r));
+        // index chunk starts by chunk_size steps; a short last chunk still maps
+        for (std::uint64_t k = 0; k < (usize + out.chunk_size - 1) / out.chunk_size; ++k) out.chunk_offsets.push_back(at);
+    }
+    out.bytes.resize(out.bytes.size() + kSlack, 0);
+    return out;
+}
+
+void walk_pages(const std::string& path, const DatLayout& layout, tep_handle* tep, std::vector<std::future<Inflated>>* inflated,
+                const std::function<bool(const RawRecord&)>& sink) {
+    Fd fd(path);
+    if (fd.get() < 0) throw InputError(path, {}, "cannot open file");
+    const int long_size = tep_get_header_page_size(tep) == 4 ? 4 : 8;
+    const std::uint64_t page = layout.page_size;
+    std::vector<Stream> streams;
+    for (std::size_t i = 0; i < layout.cpu_data.size(); ++i) {
+        const auto& d = layout.cpu_data[i];
+        Stream s;
+        if (inflated) s.pages = std::make_unique<CpuPages>(path, (*inflated)[i].get(), page);
+        else s.pages = std::make_unique<CpuPages>(path, fd.get(), d, page);
+        s.cur.cpu = d.cpu;
+        streams.push_back(std::move(s));
+    }
+    // Moves a stream to its next event, loading pages as needed.
+    auto advance = [&](Stream& s, bool first) {
+        bool bad = false;
+        bool got = !first && s.page.next(s.cur.data, s.cur.size, s.cur.ts, bad);
+        while (!got) {
+            if (bad) throw InputError(path, {InputPosition::Unit::Byte, s.cur.offset}, "corrupt event in a ring-buffer page");
+            std::uint64_t at = 0;
+            unsigned char* p = s.pages->next(at);
+            if (!p) { s.live = false; return; }
+            if (!s.page.load(p, page, long_size)) throw InputError(path, {InputPosition::Unit::Byte, at}, "corrupt ring-buffer page header");
+            if (s.page.missed() != 0) s.missed = s.page.missed();
+            s.cur.offset = at;
+            got = s.page.next(s.cur.data, s.cur.size, s.cur.ts, bad);
+        }
+        s.live = true;
+    };
+    for (auto& s : streams) advance(s, true);
+    for (;;) {
+        Stream* best = nullptr;
+        for (auto& s : streams)
+            if (s.live && (!best || s.cur.ts < best->cur.ts)) best = &s;
+        if (!best) return;
+        best->cur.missed = best->missed;
+        best->missed = 0;
+        if (!sink(best->cur)) return;
+        advance(*best, false);
+    }
+}
+
+}  // namespace irqflow
