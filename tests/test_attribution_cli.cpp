@@ -51,7 +51,7 @@ TEST_CASE("two VMs in one trace are kept apart", "[attribution][samples]") {
     }
 }
 
-TEST_CASE("stats --json has every event name, lost events, per-vCPU counts and exit reasons", "[cli][samples]") {
+TEST_CASE("stats --json has every event name and lost events and per-vCPU counts and exit reasons", "[cli][samples]") {
     auto r = run(cli() + " stats --json '" + sample("lost.dat") + "'");
     REQUIRE(r.status == 0);
     for (const char* key : {"\"events\":{", "\"kvm_exit\":", "\"kvm_pv_eoi\":", "\"lost_events\":", "\"vcpus\":[",
@@ -61,7 +61,7 @@ TEST_CASE("stats --json has every event name, lost events, per-vCPU counts and e
     CHECK(r.out.find("\"kvm_exit\":" + std::to_string(t.counts_by_name().at("kvm_exit"))) != std::string::npos);
 }
 
-TEST_CASE("events filters by vCPU and kind, and interleaves serial lines", "[cli][samples]") {
+TEST_CASE("events filters by vCPU and kind and interleaves serial lines", "[cli][samples]") {
     auto r = run(cli() + " events --vcpu 2 --kind kvm_inj_virq '" + sample("pveoi-on.dat") + "'");
     REQUIRE(r.status == 0);
     std::istringstream in(r.out);

@@ -56,7 +56,7 @@ TEST_CASE("a trace.dat cut at any offset is an error with a position", "[badinpu
     cut_at_many_offsets("instance.dat");               // v7, buffer instance
 }
 
-TEST_CASE("empty, random and foreign files are clear errors", "[badinput]") {
+TEST_CASE("empty or random or foreign files are clear errors", "[badinput]") {
     auto empty = scratch("empty.dat");
     write_file(empty, "");
     CHECK(load_error(empty.string()).find("empty file") != std::string::npos);
@@ -75,7 +75,7 @@ TEST_CASE("empty, random and foreign files are clear errors", "[badinput]") {
     CHECK(load_error("/nonexistent/trace.dat").find("no such file") != std::string::npos);
 }
 
-TEST_CASE("a trace.dat with a corrupt header is refused, never crashes", "[badinput][dat]") {
+TEST_CASE("a trace.dat with a corrupt header is refused and never crashes", "[badinput][dat]") {
     const std::string bytes = read_file(sample("pveoi-on-midflight-v6.dat"));
     auto path = scratch("corrupt.dat");
     std::mt19937 rng(7);

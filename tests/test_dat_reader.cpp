@@ -27,7 +27,7 @@ TEST_CASE("both file versions and a named buffer instance are read", "[dat][samp
     CHECK(inst.counts_by_name().at("kvm_exit") > 1000);
 }
 
-TEST_CASE("fields are decoded by name; a field the kernel lacks is absent, not zero", "[dat][samples]") {
+TEST_CASE("fields are decoded by name and a field the kernel lacks is absent rather than zero", "[dat][samples]") {
     Trace t = load_trace(sample("pveoi-on.dat"));
     CHECK(t.meta.kernel_release == "6.1.0-50-amd64");
     bool saw_accept = false, saw_exit = false, saw_inj = false;
@@ -80,7 +80,7 @@ TEST_CASE("events trace-cmd reports as dropped become explicit per-CPU gaps", "[
         }
 }
 
-TEST_CASE("vCPUs are attributed from their threads; accepts go to the destination", "[dat][samples][attribution]") {
+TEST_CASE("vCPUs are attributed from their threads and accepts go to the destination", "[dat][samples][attribution]") {
     Trace t = load_trace(sample("pveoi-on.dat"));
     REQUIRE(t.vms.size() == 1);
     REQUIRE(t.vms[0].vcpus.size() == 4);

@@ -34,7 +34,7 @@ TEST_CASE("serial lines align exactly to the UART writes in the trace", "[serial
     }
 }
 
-TEST_CASE("without UART writes, printk times with a boot-anchored offset are used and labelled", "[serial][samples]") {
+TEST_CASE("without UART writes printk times with a boot-anchored offset are used and labelled", "[serial][samples]") {
     Trace t = load_trace(sample("pveoi-on.dat"));
     SerialLog exact = read_serial_log(sample("pveoi-on-serial.log"));
     align_serial(t, exact);
@@ -57,7 +57,7 @@ TEST_CASE("without UART writes, printk times with a boot-anchored offset are use
     CHECK(worst < 10'000'000'000);
 }
 
-TEST_CASE("CRLF, invalid UTF-8 and binary garbage in a log are tolerated", "[serial]") {
+TEST_CASE("CRLF and invalid UTF-8 and binary garbage in a log are tolerated", "[serial]") {
     std::string real = read_file(sample("pveoi-on-serial.log"));
     const std::size_t mid = real.find("plain line 1");
     REQUIRE(mid != std::string::npos);

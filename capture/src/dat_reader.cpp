@@ -1,5 +1,7 @@
-// trace.dat reader: libtracecmd walks the records, libtraceevent decodes each field by
-// name from the formats stored in the file. No printed text is parsed here.
+// trace.dat reader: the validator checks the layout, libtracecmd parses headers and
+// event formats, and each record's fields are decoded by name from those formats
+// (dat_pages.cpp walks the pages; libtracecmd's iterator for files it must adjust).
+// No printed text is parsed here.
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -327,30 +329,57 @@ tracecmd_input* open_for(const std::string& path, const DatLayout& layout) {
 // libtracecmd can crash on corrupt headers (seen: a flipped byte in the event formats
 // makes tracecmd_open_fd crash in its own cleanup). Open the file once in a child
 // process first, so such a file is an error message instead of a dead process.
-void probe_open(const std::string& path, const DatLayout& layout) {
-    pid_t pid = fork();
-    if (pid < 0) return;  // cannot probe: go ahead unprotected
-    if (pid == 0) {
+// The child is forked before this process starts any thread (a fork while another
+// thread holds an allocator lock can deadlock the child), and always reaped.
+class HeaderProbe {
+public:
+    HeaderProbe(const std::string& path, const DatLayout& layout) : path_(path), layout_(layout) {
+        pid_ = fork();
+        if (pid_ != 0) return;
         // Die quietly: no inherited crash handlers (test runners, the GUI) in here.
         for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
         tracecmd_set_loglevel(TEP_LOG_NONE);
         tracecmd_input* h = open_for(path, layout);
         if (!h) _exit(3);
-        const int n = tracecmd_buffer_instances(h);
-        for (int i = 0; i < n; ++i) {
-            tracecmd_input* ih = tracecmd_buffer_instance_handle(h, i);
-            if (!ih) _exit(3);
-            tracecmd_close(ih);
+        if (!pages_readable(layout)) {
+            const int n = tracecmd_buffer_instances(h);
+            for (int i = 0; i < n; ++i) {
+                tracecmd_input* ih = tracecmd_buffer_instance_handle(h, i);
+                if (!ih) _exit(3);
+                tracecmd_close(ih);
+            }
         }
         tracecmd_close(h);
         _exit(0);
     }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    const std::string where = "headers (bytes 0-" + std::to_string(layout.data_offset) + ")";
-    if (WIFSIGNALED(st)) throw InputError(path, {}, "corrupt " + where + ": libtracecmd crashed while parsing them");
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw InputError(path, {}, "libtracecmd cannot parse the " + where);
-}
+    ~HeaderProbe() { wait(); }
+    HeaderProbe(const HeaderProbe&) = delete;
+    HeaderProbe& operator=(const HeaderProbe&) = delete;
+
+    // Throws InputError when the child could not parse the headers.
+    void require_ok() {
+        const int st = wait();
+        if (st < 0) return;  // could not fork: go ahead unprotected
+        const std::string where = "headers (bytes 0-" + std::to_string(layout_.data_offset) + ")";
+        if (WIFSIGNALED(st)) throw InputError(path_, {}, "corrupt " + where + ": libtracecmd crashed while parsing them");
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw InputError(path_, {}, "libtracecmd cannot parse the " + where);
+    }
+
+private:
+    int wait() {
+        if (pid_ <= 0) return status_;
+        int st = 0;
+        while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {}
+        pid_ = 0;
+        status_ = st;
+        return st;
+    }
+
+    const std::string& path_;
+    const DatLayout& layout_;
+    pid_t pid_ = -1;
+    int status_ = -1;
+};
 
 }  // namespace
 
@@ -358,13 +387,14 @@ Trace read_trace_dat(const std::string& path) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
+    HeaderProbe probe(path, layout);
     // Decompression needs nothing from libtracecmd: start it now, one thread per CPU,
-    // so it overlaps the header probe and parse below.
+    // so it overlaps the header probe and parse.
     std::vector<std::future<Inflated>> inflated;
     if (pages_readable(layout) && layout.compressed)
         for (std::size_t i = 0; i < layout.cpu_data.size(); ++i)
             inflated.push_back(std::async(std::launch::async, inflate_cpu, std::cref(path), std::cref(layout), i));
-    probe_open(path, layout);
+    probe.require_ok();
     tracecmd_set_loglevel(TEP_LOG_NONE);
     Handle top(open_for(path, layout));
     if (!top) throw InputError(path, {}, "libtracecmd could not open this trace.dat (corrupt headers?)");
