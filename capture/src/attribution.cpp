@@ -65,10 +65,15 @@ void attribute(Trace& trace) {
         }
         return best;
     };
+    // Only threads doing KVM work belong to a VM (not every process traced alongside).
+    std::vector<bool> kvm_name(trace.name_count());
+    for (std::size_t i = 0; i < kvm_name.size(); ++i) kvm_name[i] = trace.name(static_cast<std::uint16_t>(i)).rfind("kvm", 0) == 0;
+    std::int32_t last_tid = INT32_MIN;  // events come in runs per thread: skip repeated lookups
     for (const auto& e : trace.events) {
-        if (e.kind == EventKind::Lost || e.tid.value() < 0 || thread.count(e.tid.value())) continue;
-        // Only threads doing KVM work belong to a VM (not every process traced alongside).
-        if (e.kind == EventKind::Other && trace.name(e.name_id).rfind("kvm", 0) != 0) continue;
+        if (e.kind == EventKind::Lost || e.tid.value() < 0 || e.tid.value() == last_tid) continue;
+        if (e.kind == EventKind::Other && !kvm_name[e.name_id]) continue;
+        last_tid = e.tid.value();
+        if (thread.count(last_tid)) continue;
         ThreadVm tv{nearest_vm(e.tid.value()), kUnknownVcpu};
         thread[e.tid.value()] = tv;
         if (tv.vm != kUnknownVm) trace.vms[static_cast<std::size_t>(tv.vm.value())].other_threads.push_back(e.tid);
@@ -95,11 +100,17 @@ void attribute(Trace& trace) {
             if (static_cast<std::int64_t>(v.apic.value()) == apic) return v.id;
         return kUnknownVcpu;
     };
+    last_tid = INT32_MIN;
+    const ThreadVm* last = nullptr;
     for (auto& e : trace.events) {
-        auto it = thread.find(e.tid.value());
-        if (it == thread.end()) continue;
-        e.vm = it->second.vm;
-        e.vcpu = it->second.vcpu;
+        if (e.tid.value() != last_tid) {
+            last_tid = e.tid.value();
+            auto it = thread.find(last_tid);
+            last = it == thread.end() ? nullptr : &it->second;
+        }
+        if (!last) continue;
+        e.vm = last->vm;
+        e.vcpu = last->vcpu;
         switch (e.kind) {
         case EventKind::ApicAcceptIrq:
         case EventKind::ApicvAcceptIrq:

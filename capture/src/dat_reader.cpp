@@ -138,9 +138,9 @@ void decode(Event& e, const Fields& r) {
         copy(e, slot::ipi_dest_id, r("dest_id"));
         if (auto w = r("icr_low")) decode_packed(e, static_cast<std::uint64_t>(*w));
         return;
-    case EventKind::IoapicSetIrq:
-        copy(e, field_slot(e.kind, "pin"), r("pin"));
-        copy(e, field_slot(e.kind, "coalesced"), r("coalesced"));
+    case EventKind::IoapicSetIrq:  // slots: pin, dst, vec, dm, dest_mode, tm, masked, coalesced
+        copy(e, 0, r("pin"));
+        copy(e, 7, r("coalesced"));
         if (auto w = r("e")) decode_packed(e, static_cast<std::uint64_t>(*w));
         return;
     case EventKind::PicSetIrq: {

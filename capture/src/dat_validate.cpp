@@ -1,5 +1,7 @@
 #include "dat_validate.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -13,55 +15,71 @@ namespace {
 
 constexpr unsigned char kMagic[] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 
-// Bounds-checked little-endian cursor over the whole file.
+// Bounds-checked little-endian cursor over the file, reading only what it is asked
+// for (the headers; never the ring-buffer data, which can be hundreds of MB).
 class Cursor {
 public:
-    Cursor(const std::string& path, std::vector<unsigned char> bytes) : path_(path), b_(std::move(bytes)) {}
-    std::uint64_t size() const { return b_.size(); }
+    explicit Cursor(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "rb"), &std::fclose) {
+        if (!f_) throw InputError(path, {}, "cannot open file");
+        struct stat st {};
+        if (fstat(fileno(f_.get()), &st) != 0) throw InputError(path, {}, "cannot stat file");
+        size_ = static_cast<std::uint64_t>(st.st_size);
+    }
+    std::uint64_t size() const { return size_; }
     std::uint64_t pos() const { return pos_; }
     void seek(std::uint64_t at, const char* what) {
-        if (at > b_.size())
-            fail(b_.size(), std::string(what) + " at byte " + std::to_string(at) + " lies past the end of the file: truncated");
+        if (at > size_) fail(size_, std::string(what) + " at byte " + std::to_string(at) + " lies past the end of the file: truncated");
         pos_ = at;
     }
     void need(std::uint64_t n, const char* what) const {
-        if (n > b_.size() - pos_) fail(pos_, std::string("file ends inside ") + what + ": truncated");
+        if (n > size_ - pos_) fail(pos_, std::string("file ends inside ") + what + ": truncated");
     }
-    void skip(std::uint64_t n, const char* what) { need(n, what); pos_ += n; }
+    void skip(std::uint64_t n, const char* what) {
+        need(n, what);
+        pos_ += n;
+    }
     std::uint64_t uint(int bytes, const char* what) {
-        need(static_cast<std::uint64_t>(bytes), what);
+        unsigned char b[8] = {};
+        read(b, static_cast<std::uint64_t>(bytes), what);
         std::uint64_t v = 0;
-        for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | b_[pos_ + static_cast<std::uint64_t>(i)];
-        pos_ += static_cast<std::uint64_t>(bytes);
+        for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | b[i];
         return v;
     }
     std::string cstr(const char* what, std::size_t max = 4096) {
-        std::uint64_t start = pos_;
-        while (pos_ < b_.size() && b_[pos_] != 0) {
-            if (pos_ - start > max) fail(start, std::string("unterminated string in ") + what);
-            ++pos_;
+        const std::uint64_t start = pos_;
+        std::string s;
+        for (;;) {
+            if (pos_ >= size_) fail(start, std::string("file ends inside ") + what + ": truncated");
+            unsigned char c;
+            read(&c, 1, what);
+            if (c == 0) return s;
+            if (s.size() >= max) fail(start, std::string("unterminated string in ") + what);
+            s += static_cast<char>(c);
         }
-        if (pos_ >= b_.size()) fail(start, std::string("file ends inside ") + what + ": truncated");
-        std::string s(reinterpret_cast<const char*>(&b_[start]), pos_ - start);
-        ++pos_;
-        return s;
     }
     void expect(const char* literal, std::size_t n, const char* what) {
-        need(n, what);
-        if (std::memcmp(&b_[pos_], literal, n) != 0) fail(pos_, std::string("expected ") + what);
+        if (!peek_equals(literal, n)) {
+            need(n, what);
+            fail(pos_, std::string("expected ") + what);
+        }
         pos_ += n;
     }
-    bool peek_equals(const char* literal, std::size_t n) const {
-        return n <= b_.size() - pos_ && std::memcmp(&b_[pos_], literal, n) == 0;
+    bool peek_equals(const char* literal, std::size_t n) {
+        if (n > size_ - pos_ || n > 64) return false;
+        char b[64];
+        const auto at = pos_;
+        read(b, n, "tag");
+        pos_ = at;
+        return std::memcmp(b, literal, n) == 0;
     }
     // A region [at, at+len) must lie inside the file.
     void region(std::uint64_t at, std::uint64_t len, const std::string& what) {
-        if (at <= b_.size() && len <= b_.size() - at) {
+        if (at <= size_ && len <= size_ - at) {
             end_ = std::max(end_, at + len);
             return;
         }
-        fail(b_.size(), what + " spans bytes " + std::to_string(at) + "+" + std::to_string(len) +
-                     " but the file has " + std::to_string(b_.size()) + " bytes: truncated");
+        fail(size_, what + " spans bytes " + std::to_string(at) + "+" + std::to_string(len) + " but the file has " +
+                        std::to_string(size_) + " bytes: truncated");
     }
     // End of the furthest region checked so far.
     std::uint64_t end() const { return std::max(end_, pos_); }
@@ -70,22 +88,23 @@ public:
     }
 
 private:
+    void read(void* dst, std::uint64_t n, const char* what) {
+        need(n, what);
+        if (n == 0) return;
+        if (file_pos_ != pos_ && std::fseek(f_.get(), static_cast<long>(pos_), SEEK_SET) != 0)
+            fail(pos_, std::string("read error in ") + what);
+        if (std::fread(dst, 1, n, f_.get()) != n) fail(pos_, std::string("read error in ") + what);
+        pos_ += n;
+        file_pos_ = pos_;
+    }
+
     std::string path_;
-    std::vector<unsigned char> b_;
+    std::unique_ptr<FILE, int (*)(FILE*)> f_;
+    std::uint64_t size_ = 0;
     std::uint64_t pos_ = 0;
     std::uint64_t end_ = 0;
+    std::uint64_t file_pos_ = 0;  // where the FILE stands: skip fseek (and its buffer flush) when equal
 };
-
-std::vector<unsigned char> slurp(const std::string& path) {
-    std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-    if (!f) throw InputError(path, {}, "cannot open file");
-    std::vector<unsigned char> b;
-    unsigned char chunk[1 << 16];
-    std::size_t n;
-    while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) b.insert(b.end(), chunk, chunk + n);
-    if (std::ferror(f.get())) throw InputError(path, {InputPosition::Unit::Byte, b.size()}, "read error");
-    return b;
-}
 
 void add_cpu_data(DatLayout& l, Cursor& c, std::uint64_t off, std::uint64_t size, int cpu, int buffer) {
     if (size == 0) return;  // an idle CPU: its offset may point anywhere, even past the end
@@ -231,7 +250,7 @@ bool looks_like_dat(const std::string& path) {
 }
 
 DatLayout validate_dat(const std::string& path) {
-    Cursor c(path, slurp(path));
+    Cursor c(path);
     if (c.size() == 0) c.fail(0, "empty file");
     c.expect(reinterpret_cast<const char*>(kMagic), sizeof kMagic, "trace.dat magic");
     DatLayout l;
@@ -247,8 +266,9 @@ DatLayout validate_dat(const std::string& path) {
     if (l.version == 6) walk_v6(c, l);
     else if (l.version == 7) walk_v7(c, l);
     else c.fail(10, "unsupported trace.dat version \"" + version + "\" (6 and 7 are supported)");
-    // ~40 bytes per kvm record on average; compressed data expands ~6x.
-    l.estimated_events = static_cast<std::size_t>(l.data_bytes / 40 * (l.compressed ? 6 : 1));
+    // kvm records take 24-40 bytes in a page; compressed data expands ~7x. Reserving
+    // a little too much costs only address space; too little costs a full copy.
+    l.estimated_events = static_cast<std::size_t>(l.data_bytes / 24 * (l.compressed ? 7 : 1));
     return l;
 }
 

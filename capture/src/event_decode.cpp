@@ -15,12 +15,13 @@ void decode_packed(Event& e, std::uint64_t w) {
         e.set(slot::ipi_tm, bits(15, 1));
         e.set(slot::ipi_shorthand, bits(18, 2));
     } else if (e.kind == EventKind::IoapicSetIrq) {
-        e.set(field_slot(EventKind::IoapicSetIrq, "vec"), bits(0, 8));
-        e.set(field_slot(EventKind::IoapicSetIrq, "dm"), bits(8, 3));
-        e.set(field_slot(EventKind::IoapicSetIrq, "dest_mode"), bits(11, 1));
-        e.set(field_slot(EventKind::IoapicSetIrq, "tm"), bits(15, 1));
-        e.set(field_slot(EventKind::IoapicSetIrq, "masked"), bits(16, 1));
-        e.set(field_slot(EventKind::IoapicSetIrq, "dst"), bits(56, 8));
+        // slots: pin, dst, vec, dm, dest_mode, tm, masked, coalesced (event_schema.cpp)
+        e.set(2, bits(0, 8));
+        e.set(3, bits(8, 3));
+        e.set(4, bits(11, 1));
+        e.set(5, bits(15, 1));
+        e.set(6, bits(16, 1));
+        e.set(1, bits(56, 8));
     }
 }
 

@@ -44,12 +44,18 @@ int main(int argc, char** argv) {
             if (e.path().extension() == ".dat") files.push_back(e.path().string());
         std::sort(files.begin(), files.end());
     }
-    std::printf("%-28s %9s %12s %12s %12s %7s\n", "file", "events", "irqflow s", "irqflow ev/s", "report ev/s", "ratio");
+    std::printf("%-28s %9s %12s %12s %12s %7s %9s\n", "file", "events", "irqflow s", "irqflow ev/s", "report ev/s", "ratio",
+                "bytes/ev");
     double sum_ours = 0, sum_report = 0;
     std::uint64_t sum_events = 0;
     for (const auto& f : files) {
         std::uint64_t events = 0;
-        const double ours = best_of(repeat, [&] { events = irqflow::load_trace(f).records(); });
+        std::size_t bytes = 0;  // memory the loaded trace holds: events + raw payloads
+        const double ours = best_of(repeat, [&] {
+            irqflow::Trace t = irqflow::load_trace(f);
+            events = t.records();
+            bytes = t.events.capacity() * sizeof(irqflow::Event) + t.raw.capacity();
+        });
         const std::string cmd = "trace-cmd report '" + f + "' > /dev/null 2>&1";
         const double report = best_of(std::max(1, repeat / 2), [&] {
             if (std::system(cmd.c_str()) != 0) std::fprintf(stderr, "trace-cmd report failed on %s\n", f.c_str());
@@ -57,9 +63,9 @@ int main(int argc, char** argv) {
         sum_ours += ours;
         sum_report += report;
         sum_events += events;
-        std::printf("%-28s %9llu %12.4f %12.0f %12.0f %6.1fx\n", std::filesystem::path(f).filename().c_str(),
+        std::printf("%-28s %9llu %12.4f %12.0f %12.0f %6.1fx %9.0f\n", std::filesystem::path(f).filename().c_str(),
                     static_cast<unsigned long long>(events), ours, static_cast<double>(events) / ours,
-                    static_cast<double>(events) / report, report / ours);
+                    static_cast<double>(events) / report, report / ours, static_cast<double>(bytes) / static_cast<double>(events));
     }
     std::printf("%-28s %9llu %12.4f %12.0f %12.0f %6.1fx\n", "all", static_cast<unsigned long long>(sum_events), sum_ours,
                 static_cast<double>(sum_events) / sum_ours, static_cast<double>(sum_events) / sum_report, sum_report / sum_ours);
