@@ -40,18 +40,25 @@ void read_exact(const std::string& path, int fd, void* dst, std::uint64_t n, std
 
 constexpr std::uint64_t kSlack = 64;  // zeroed bytes after the pages: a corrupt page never reads past memory
 
+}  // namespace
+
 // The pages of one CPU of one buffer: read page by page from the file, or served from
 // data inflated beforehand (compressed files).
-class CpuPages {
+class StreamPages {
 public:
-    CpuPages(const std::string& path, int fd, const CpuData& d, std::uint64_t page)
-        : path_(path), fd_(fd), pos_(d.offset), end_(d.offset + d.size), page_(page), buf_(page + kSlack, 0) {}
-    CpuPages(const std::string& path, Inflated inflated, std::uint64_t page)
-        : path_(path), fd_(-1), page_(page), inflated_(std::move(inflated)) {}
+    StreamPages(const std::string& path, const CpuData& d, std::uint64_t page)
+        : path_(path), fd_(path), pos_(d.offset), end_(d.offset + d.size), page_(page), cpu_(d.cpu), buf_(page + kSlack, 0) {
+        if (fd_.get() < 0) throw InputError(path, {}, "cannot open file");
+    }
+    StreamPages(const std::string& path, const CpuData& d, Inflated inflated, std::uint64_t page)
+        : path_(path), fd_(""), page_(page), cpu_(d.cpu), inflated_(std::move(inflated)), from_memory_(true) {}
+
+    int cpu() const { return cpu_; }
+    const std::string& path() const { return path_; }
 
     // Next page, or nullptr at the end. `at` gets the file position it came from.
     unsigned char* next(std::uint64_t& at) {
-        if (fd_ < 0) {
+        if (from_memory_) {
             if (pos_ + page_ > inflated_.bytes.size() - kSlack) return nullptr;
             at = inflated_.chunk_offsets[pos_ / inflated_.chunk_size];
             unsigned char* p = inflated_.bytes.data() + pos_;
@@ -61,19 +68,22 @@ public:
         if (pos_ >= end_) return nullptr;
         const std::uint64_t n = std::min<std::uint64_t>(page_, end_ - pos_);
         if (n < page_) std::memset(buf_.data() + n, 0, page_ - n);
-        read_exact(path_, fd_, buf_.data(), n, pos_, end_, "ring-buffer page");
+        read_exact(path_, fd_.get(), buf_.data(), n, pos_, end_, "ring-buffer page");
         at = pos_;
         pos_ += n;
         return buf_.data();
     }
 
 private:
-    const std::string& path_;
-    int fd_;
+    std::string path_;
+    Fd fd_;
     std::uint64_t pos_ = 0, end_ = 0, page_;
+    int cpu_;
     std::vector<unsigned char> buf_;
     Inflated inflated_;
+    bool from_memory_ = false;
 };
+
 
 // One ring-buffer page being walked. The format is the kernel's (described by the
 // header_page/header_event files stored in every trace.dat): a page header
@@ -165,15 +175,6 @@ private:
     long long missed_ = 0;
 };
 
-struct Stream {
-    std::unique_ptr<CpuPages> pages;
-    PageCursor page;
-    RawRecord cur{};
-    bool live = false;
-    long long missed = 0;
-};
-
-}  // namespace
 
 bool pages_readable(const DatLayout& layout) {
     if (layout.latency || layout.adjusts_timestamps) return false;
@@ -218,48 +219,36 @@ Inflated inflate_cpu(const std::string& path, const DatLayout& layout, std::size
     return out;
 }
 
-void walk_pages(const std::string& path, const DatLayout& layout, tep_handle* tep, std::vector<std::future<Inflated>>* inflated,
-                const std::function<bool(const RawRecord&)>& sink) {
-    Fd fd(path);
-    if (fd.get() < 0) throw InputError(path, {}, "cannot open file");
-    const int long_size = tep_get_header_page_size(tep) == 4 ? 4 : 8;
-    const std::uint64_t page = layout.page_size;
-    std::vector<Stream> streams;
-    for (std::size_t i = 0; i < layout.cpu_data.size(); ++i) {
-        const auto& d = layout.cpu_data[i];
-        Stream s;
-        if (inflated) s.pages = std::make_unique<CpuPages>(path, (*inflated)[i].get(), page);
-        else s.pages = std::make_unique<CpuPages>(path, fd.get(), d, page);
-        s.cur.cpu = d.cpu;
-        streams.push_back(std::move(s));
-    }
-    // Moves a stream to its next event, loading pages as needed.
-    auto advance = [&](Stream& s, bool first) {
-        bool bad = false;
-        bool got = !first && s.page.next(s.cur.data, s.cur.size, s.cur.ts, bad);
-        while (!got) {
-            if (bad) throw InputError(path, {InputPosition::Unit::Byte, s.cur.offset}, "corrupt event in a ring-buffer page");
-            std::uint64_t at = 0;
-            unsigned char* p = s.pages->next(at);
-            if (!p) { s.live = false; return; }
-            if (!s.page.load(p, page, long_size)) throw InputError(path, {InputPosition::Unit::Byte, at}, "corrupt ring-buffer page header");
-            if (s.page.missed() != 0) s.missed = s.page.missed();
-            s.cur.offset = at;
-            got = s.page.next(s.cur.data, s.cur.size, s.cur.ts, bad);
-        }
-        s.live = true;
-    };
-    for (auto& s : streams) advance(s, true);
+StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std::size_t index) {
+    const CpuData& d = layout.cpu_data.at(index);
+    if (layout.compressed) return StreamPagesPtr(new StreamPages(path, d, inflate_cpu(path, layout, index), layout.page_size));
+    return StreamPagesPtr(new StreamPages(path, d, layout.page_size));
+}
+
+StreamCursor::StreamCursor(StreamPages& pages, std::uint64_t page_size, int long_size)
+    : pages_(pages), page_size_(page_size), long_size_(long_size), page_(std::make_unique<PageCursor>()) {}
+StreamCursor::~StreamCursor() = default;
+StreamCursor::StreamCursor(StreamCursor&&) noexcept = default;
+
+bool StreamCursor::next(RawRecord& rec) {
     for (;;) {
-        Stream* best = nullptr;
-        for (auto& s : streams)
-            if (s.live && (!best || s.cur.ts < best->cur.ts)) best = &s;
-        if (!best) return;
-        best->cur.missed = best->missed;
-        best->missed = 0;
-        if (!sink(best->cur)) return;
-        advance(*best, false);
+        bool bad = false;
+        if (page_->next(rec.data, rec.size, rec.ts, bad)) {
+            rec.cpu = pages_.cpu();
+            rec.offset = offset_;
+            rec.missed = missed_;
+            missed_ = 0;
+            return true;
+        }
+        if (bad) throw InputError(pages_.path(), {InputPosition::Unit::Byte, offset_}, "corrupt event in a ring-buffer page");
+        unsigned char* p = pages_.next(offset_);
+        if (!p) return false;
+        if (!page_->load(p, page_size_, long_size_))
+            throw InputError(pages_.path(), {InputPosition::Unit::Byte, offset_}, "corrupt ring-buffer page header");
+        if (page_->missed() != 0) missed_ = page_->missed();
     }
 }
+
+void StreamPagesDeleter::operator()(StreamPages* p) const { delete p; }
 
 }  // namespace irqflow

@@ -1,16 +1,15 @@
 // Reads the ring-buffer pages of a trace.dat directly (v6 raw, v7 zstd chunks) and
-// walks their events with libtraceevent's kbuffer, merging all CPUs in time order.
+// walks their records (the kernel's ring-buffer page format), one CPU stream at a time.
 //
-// Why not libtracecmd's iterator: it allocates and frees a record per event and was
-// 4-5x slower than this on our captures (closing note of the capture issue has the
-// figures). libtracecmd still parses the headers and formats; files whose timestamps
-// it would adjust (OFFSET, TSC2NSEC, TIME_SHIFT options) keep going through it.
+// Why not libtracecmd's iterator: it allocates and frees a record per event, which was
+// the reader's largest cost. libtracecmd still parses the headers and formats; files
+// whose timestamps it would adjust (OFFSET, TSC2NSEC, TIME_SHIFT options) keep going
+// through its iterator.
 #pragma once
 #include <cstdint>
-#include <functional>
-#include <future>
-#include <vector>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "dat_validate.hpp"
 
@@ -38,13 +37,38 @@ struct Inflated {
 // Decompresses layout.cpu_data[index] (zstd chunks). Safe to run on any thread.
 Inflated inflate_cpu(const std::string& path, const DatLayout& layout, std::size_t index);
 
-// Calls `sink` for every record of every buffer in (timestamp, buffer, CPU) order;
-// stops early when sink returns false. Throws InputError on corrupt pages.
-// For compressed files, `inflated` holds one future per layout.cpu_data entry.
-void walk_pages(const std::string& path, const DatLayout& layout, tep_handle* tep, std::vector<std::future<Inflated>>* inflated,
-                const std::function<bool(const RawRecord&)>& sink);
+// The pages of one stream (one CPU of one buffer, layout.cpu_data[index]).
+class StreamPages;
+struct StreamPagesDeleter {
+    void operator()(StreamPages* p) const;
+};
+using StreamPagesPtr = std::unique_ptr<StreamPages, StreamPagesDeleter>;
 
-// Whether walk_pages can read this file (else use libtracecmd's iterator).
+// Opens a stream; compressed data is inflated here (any thread may do it). Throws
+// InputError on corrupt chunks.
+StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std::size_t index);
+
+class PageCursor;
+// Walks one stream's records in order. long_size is the kernel's
+// (tep_get_header_page_size). Throws InputError on corrupt pages.
+class StreamCursor {
+public:
+    StreamCursor(StreamPages& pages, std::uint64_t page_size, int long_size);
+    ~StreamCursor();
+    StreamCursor(StreamCursor&&) noexcept;  // defined where PageCursor is complete
+    // Next record, false at the end; `rec` stays valid until the following call.
+    bool next(RawRecord& rec);
+
+private:
+    StreamPages& pages_;
+    std::uint64_t page_size_;
+    int long_size_;
+    std::unique_ptr<PageCursor> page_;
+    std::uint64_t offset_ = 0;
+    long long missed_ = 0;
+};
+
+// Whether the page walker can read this file (else use libtracecmd's iterator).
 bool pages_readable(const DatLayout& layout);
 
 }  // namespace irqflow

@@ -12,6 +12,9 @@
 
 namespace irqflow {
 
+// The event array of a trace (~112 bytes per event).
+using EventVector = std::vector<Event>;
+
 struct TraceMeta {
     std::string source;          // file name as given
     std::string format;          // "trace.dat v6", "trace.dat v7", "trace-cmd report text", "perf script text"
@@ -40,7 +43,7 @@ struct VmInfo {
 class Trace {
 public:
     TraceMeta meta;
-    std::vector<Event> events;
+    EventVector events;
     std::vector<VmInfo> vms;
     // Payload of Other events: the record's binary data (trace.dat) or the printed
     // info text (text readers). Event::raw_off/raw_len index it.

@@ -1,0 +1,221 @@
+#include "record_decoder.hpp"
+
+#include <traceevent/event-parse.h>
+
+#include <cstring>
+#include <iterator>
+#include <tuple>
+#include <optional>
+
+#include "event_decode.hpp"
+#include "irqflow/capture/error.hpp"
+
+namespace irqflow {
+namespace {
+
+// Reads a scalar field straight from the record (the file is little-endian: checked
+// by the validator); sign-extends signed fields narrower than 64 bits.
+std::int64_t read_field(const tep_format_field* f, const void* data) {
+    const auto* p = static_cast<const unsigned char*>(data) + f->offset;
+    std::uint64_t v = 0;
+    switch (f->size) {
+    case 1: v = *p; break;
+    case 2: { std::uint16_t x; std::memcpy(&x, p, 2); v = x; break; }
+    case 4: { std::uint32_t x; std::memcpy(&x, p, 4); v = x; break; }
+    case 8: std::memcpy(&v, p, 8); break;
+    default: return 0;
+    }
+    if ((f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8) {
+        const int bits = f->size * 8;
+        const auto sign = 1ULL << (bits - 1);
+        return static_cast<std::int64_t>((v ^ sign) - sign);
+    }
+    return static_cast<std::int64_t>(v);
+}
+
+// Reads kernel fields of one record by name; absent fields stay absent.
+class Fields {
+public:
+    Fields(const RecordDecoder::TypeInfo& ti, const void* data, int size) : ti_(ti), data_(data), size_(size) {}
+    std::optional<std::int64_t> operator()(const char* name) const {
+        const tep_format_field* f = ti_.field(name);
+        if (!f || f->offset + f->size > size_) return std::nullopt;  // a field past the record is not there
+        return read_field(f, data_);
+    }
+
+private:
+    const RecordDecoder::TypeInfo& ti_;
+    const void* data_;
+    int size_;
+};
+
+void copy(Event& e, int slot, std::optional<std::int64_t> v) {
+    if (v) e.set(slot, *v);
+}
+
+// Fills the normalized slots from the kernel's fields. Most slots carry the kernel
+// field of the same name; the cases below are where the kernel packs or names
+// things differently (and where report text can only show the decoded facts).
+void decode_special(Event& e, const Fields& r) {
+    const auto bit = [](std::int64_t w, std::int64_t n) { return (w >> n) & 1; };
+    switch (e.kind) {
+    case EventKind::InjVirq: {  // "irq" before Linux 5.x, "vector" after
+        auto v = r("vector");
+        copy(e, slot::inj_vector, v ? v : r("irq"));
+        copy(e, slot::inj_soft, r("soft"));
+        copy(e, slot::inj_reinjected, r("reinjected"));
+        return;
+    }
+    case EventKind::ApicAcceptIrq:
+    case EventKind::ApicvAcceptIrq:  // dm holds the ICR delivery-mode bits (10:8)
+        copy(e, slot::accept_apicid, r("apicid"));
+        if (auto dm = r("dm")) e.set(slot::accept_dm, (*dm >> 8) & 7);
+        if (auto tm = r("tm")) e.set(slot::accept_tm, *tm != 0);  // the raw ICR trigger bit (0x8000)
+        copy(e, slot::accept_vec, r("vec"));
+        if (e.kind == EventKind::ApicAcceptIrq) copy(e, slot::accept_coalesced, r("coalesced"));
+        return;
+    case EventKind::ApicIpi:
+        copy(e, slot::ipi_dest_id, r("dest_id"));
+        if (auto w = r("icr_low")) decode_packed(e, static_cast<std::uint64_t>(*w));
+        return;
+    case EventKind::IoapicSetIrq:  // slots: pin, dst, vec, dm, dest_mode, tm, masked, coalesced
+        copy(e, 0, r("pin"));
+        copy(e, 7, r("coalesced"));
+        if (auto w = r("e")) decode_packed(e, static_cast<std::uint64_t>(*w));
+        return;
+    case EventKind::PicSetIrq: {
+        copy(e, 0, r("chip"));
+        auto pin = r("pin");
+        copy(e, 1, pin);
+        if (auto elcr = r("elcr"); elcr && pin) e.set(2, bit(*elcr, *pin));
+        if (auto imr = r("imr"); imr && pin) e.set(3, bit(*imr, *pin));
+        copy(e, 4, r("coalesced"));
+        return;
+    }
+    case EventKind::MsiSetIrq: {
+        auto addr = r("address");
+        auto data = r("data");
+        if (!addr || !data) return;
+        e.set(0, ((*addr >> 12) & 0xff) | ((*addr >> 32) & 0xffffff00));
+        e.set(1, *data & 0xff);
+        e.set(2, (*data >> 8) & 7);
+        e.set(3, bit(*addr, 2));
+        e.set(4, bit(*data, 15));
+        e.set(5, bit(*addr, 3));
+        return;
+    }
+    default:  // plain kinds never come here (RecordDecoder::decode reads their slots directly)
+        return;
+    }
+}
+
+// Kinds whose normalized slots need more than a same-named kernel field.
+bool special_kind(EventKind k) {
+    switch (k) {
+    case EventKind::InjVirq:
+    case EventKind::ApicAcceptIrq:
+    case EventKind::ApicvAcceptIrq:
+    case EventKind::ApicIpi:
+    case EventKind::IoapicSetIrq:
+    case EventKind::PicSetIrq:
+    case EventKind::MsiSetIrq: return true;
+    default: return false;
+    }
+}
+
+// Names every decode path may ask a kind for, so construction can look them all up
+// and decode() never has to (it must stay read-only for the reader threads).
+constexpr const char* kSpecialFieldNames[] = {"vector", "irq", "soft", "reinjected", "apicid", "dm", "tm", "vec",
+                                              "coalesced", "dest_id", "icr_low", "pin", "e", "chip", "elcr", "imr",
+                                              "address", "data"};
+
+static_assert(std::size(kSpecialFieldNames) <= std::tuple_size_v<decltype(RecordDecoder::TypeInfo::fields)>);
+
+}  // namespace
+
+const tep_format_field* RecordDecoder::TypeInfo::field(const char* name) const {
+    for (std::size_t i = 0; i < nfields; ++i)
+        if (std::strcmp(fields[i].first, name) == 0) return fields[i].second;
+    return nullptr;
+}
+
+RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, std::uint64_t page_size)
+    : path_(std::move(path)), page_size_(page_size) {
+    lost_name_ = names.intern("lost_events");
+    long_size_ = tep_get_header_page_size(tep) == 4 ? 4 : 8;
+    unknown_.name_id = names.intern("unknown_event");
+    tep_event** all = tep_list_events(tep, TEP_EVENT_SORT_ID);  // owned by tep
+    for (tep_event** p = all; p && *p; ++p) {
+        tep_event* ev = *p;
+        if (ev->id < 0 || ev->id > 65535) continue;
+        if (static_cast<std::size_t>(ev->id) >= types_.size()) types_.resize(static_cast<std::size_t>(ev->id) + 1, unknown_);
+        TypeInfo& ti = types_[static_cast<std::size_t>(ev->id)];
+        ti = TypeInfo{};
+        ti.ev = ev;
+        const std::string name = ev->name ? ev->name : "unnamed_event_" + std::to_string(ev->id);
+        ti.name_id = names.intern(name);
+        if (auto kind = kind_by_name(name)) ti.kind = *kind;
+        if (ti.kind == EventKind::Other) continue;
+        if (!special_kind(ti.kind)) {
+            ti.plain = true;
+            const auto& info = kind_info(ti.kind);
+            for (std::size_t i = 0; i < info.nfields; ++i) ti.slot_fields[i] = tep_find_field(ev, info.fields[i].data());
+        } else {
+            for (const char* n : kSpecialFieldNames) ti.fields[ti.nfields++] = {n, tep_find_field(ev, n)};
+        }
+        if (!common_type_) {
+            common_type_ = tep_find_common_field(ev, "common_type");
+            common_pid_ = tep_find_common_field(ev, "common_pid");
+        }
+    }
+    if (!common_type_ && all && *all) {
+        common_type_ = tep_find_common_field(*all, "common_type");
+        common_pid_ = tep_find_common_field(*all, "common_pid");
+    }
+    if (!common_type_ || !common_pid_ || common_type_->offset + common_type_->size > 8 || common_pid_->offset + common_pid_->size > 8)
+        throw InputError(path_, {}, "event formats lack common_type/common_pid");
+}
+
+const RecordDecoder::TypeInfo& RecordDecoder::type(int id) const {
+    if (id < 0 || static_cast<std::size_t>(id) >= types_.size() || !types_[static_cast<std::size_t>(id)].ev) return unknown_;
+    return types_[static_cast<std::size_t>(id)];
+}
+
+void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
+    auto fail = [&](const std::string& what) { throw InputError(path_, {InputPosition::Unit::Byte, rec.offset}, what); };
+    if (rec.size < 8) fail("record shorter than the common event header");
+    if (static_cast<std::uint64_t>(rec.size) > page_size_)
+        fail("record of " + std::to_string(rec.size) + " bytes in a " + std::to_string(page_size_) +
+             "-byte page: corrupt ring-buffer data or header formats");
+    if (rec.missed != 0) {
+        Event lost;
+        lost.kind = EventKind::Lost;
+        lost.name_id = lost_name_;
+        lost.ts = TimestampNs(static_cast<std::int64_t>(rec.ts));
+        lost.cpu = HostCpu(rec.cpu);
+        lost.set(slot::lost_count, rec.missed > 0 ? rec.missed : -1);
+        out.events.push_back(lost);
+    }
+    const TypeInfo& ti = type(static_cast<int>(read_field(common_type_, rec.data)));
+    Event e;
+    e.ts = TimestampNs(static_cast<std::int64_t>(rec.ts));
+    e.cpu = HostCpu(rec.cpu);
+    e.tid = Tid(static_cast<std::int32_t>(read_field(common_pid_, rec.data)));
+    e.kind = ti.kind;
+    e.name_id = ti.name_id;
+    if (ti.kind == EventKind::Other) {
+        e.raw_off = static_cast<std::uint32_t>(out.raw.size());
+        e.raw_len = static_cast<std::uint32_t>(rec.size);
+        out.raw.append(static_cast<const char*>(rec.data), e.raw_len);
+    } else if (ti.plain) {
+        for (std::size_t i = 0; i < kMaxFields; ++i) {
+            const tep_format_field* f = ti.slot_fields[i];
+            if (f && f->offset + f->size <= rec.size) e.set(static_cast<int>(i), read_field(f, rec.data));
+        }
+    } else {
+        decode_special(e, Fields(ti, rec.data, rec.size));
+    }
+    out.events.push_back(e);
+}
+
+}  // namespace irqflow

@@ -1,0 +1,62 @@
+// Decodes raw ring-buffer records into normalized events, by field name from the
+// event formats of one file (libtraceevent's tep handle).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dat_pages.hpp"
+#include "irqflow/capture/trace.hpp"
+
+struct tep_handle;
+struct tep_event;
+struct tep_format_field;
+
+namespace irqflow {
+
+// Events decoded from one stream (or a whole file), before they are merged.
+struct Batch {
+    EventVector events;  // Event::record is assigned when batches are merged
+    std::string raw;            // payloads of Other events (Event::raw_off indexes it)
+};
+
+// Resolves every event type of the file once (kind, name, field handles), interning
+// names into `names`. After construction decode() only reads: it may run on several
+// threads at once.
+class RecordDecoder {
+public:
+    RecordDecoder(tep_handle* tep, Trace& names, std::string path, std::uint64_t page_size);
+    // Appends the record's event (after a Lost marker when its CPU dropped events).
+    // Throws InputError for records that cannot be right.
+    void decode(const RawRecord& rec, Batch& out) const;
+    // The kernel's long size in ring-buffer page headers (4 or 8).
+    int long_size() const { return long_size_; }
+
+    struct TypeInfo {
+        EventKind kind = EventKind::Other;
+        std::uint16_t name_id = 0;
+        tep_event* ev = nullptr;
+        // Kernel fields by the names the decoder asks for (filled at construction).
+        std::array<std::pair<const char*, const tep_format_field*>, 24> fields{};
+        std::size_t nfields = 0;
+        // Kinds whose slots are the kernel fields of the same name.
+        bool plain = false;
+        std::array<const tep_format_field*, kMaxFields> slot_fields{};
+        const tep_format_field* field(const char* name) const;
+    };
+
+private:
+    const TypeInfo& type(int id) const;
+
+    std::string path_;
+    std::uint64_t page_size_;
+    std::vector<TypeInfo> types_;   // by event id
+    TypeInfo unknown_;              // ids missing from the formats (corrupt data)
+    std::uint16_t lost_name_ = 0;
+    int long_size_ = 8;
+    const tep_format_field* common_type_ = nullptr;
+    const tep_format_field* common_pid_ = nullptr;
+};
+
+}  // namespace irqflow
