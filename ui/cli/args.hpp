@@ -35,5 +35,6 @@ private:
 int cmd_events(Args& a);
 int cmd_stats(Args& a);
 int cmd_record(Args& a);
+int cmd_check(Args& a);
 
 }  // namespace irqflow::cli

@@ -14,10 +14,12 @@ const char* kUsage =
     "      print the normalized event stream (trace.dat, trace-cmd report text or perf script text)\n"
     "  stats TRACE [--json]\n"
     "      counts per event name, per vCPU, exits per reason, lost events\n"
+    "  check TRACE [--serial LOG] [--json] [--semantics auto|2012|current]\n"
+    "      replay the local APICs, PV EOI and IPIs; exit 1 on divergences or liveness failures\n"
     "  record -o OUT.dat [--duration S] [--pid QEMU_PID] [--buffer-kb N] [-- CMD ...]\n"
     "      record kvm tracepoints live into a trace.dat (root; private tracefs instance)\n"
     "\n"
-    "exit codes: 0 ok, 2 bad input or recording unavailable, 64 usage error\n";
+    "exit codes: 0 ok, 1 findings (check), 2 bad input or recording unavailable, 64 usage error\n";
 
 }  // namespace
 
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
         if (cmd == "events") return cmd_events(args);
         if (cmd == "stats") return cmd_stats(args);
         if (cmd == "record") return cmd_record(args);
+        if (cmd == "check") return cmd_check(args);
         std::cerr << "irqflow: unknown command \"" << cmd << "\"\n" << kUsage;
         return kExitUsage;
     } catch (const UsageError& e) {

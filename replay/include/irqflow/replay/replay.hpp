@@ -1,0 +1,83 @@
+// Replay: re-executes each vCPU's local APIC (IRR/ISR/TMR, TPR/PPR), PV EOI, PV IPI and
+// Hyper-V EOI assist from the normalized events, and checks every injection, EOI and
+// IPI against what the trace shows (DESIGN.md §2–§7). Knows nothing of files, SQLite
+// or the GUI: events in, findings and statistics out.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "irqflow/capture/trace.hpp"
+#include "irqflow/replay/finding.hpp"
+#include "irqflow/replay/vector_set.hpp"
+
+namespace irqflow::replay {
+
+// When the host arms PV EOI (DESIGN §3): the 2012 patch series armed it at injection
+// time; current kernels re-arm before each VM entry.
+enum class PvEoiSemantics { Auto, Original2012, Current };
+const char* to_string(PvEoiSemantics s);
+// "6.1.0-50-amd64" → Current; unknown → Current (what every released kernel runs).
+PvEoiSemantics semantics_for_kernel(const std::string& release);
+
+struct ReplayOptions {
+    PvEoiSemantics semantics = PvEoiSemantics::Auto;
+    std::int64_t no_eoi_threshold_ns = 1'000'000'000;   // LIVE-NO-EOI
+    std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED (and 64 entries)
+    int reinject_loop = 100;                            // LIVE-REINJECT-LOOP: consecutive re-injections
+    int level_storm = 1000;                             // LIVE-LEVEL-STORM: EOI→re-assert rounds
+};
+
+// Latency samples summarized.
+struct Latency {
+    std::uint64_t count = 0;
+    std::int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;  // ns
+};
+
+struct ReplayStats {
+    std::uint64_t events = 0;
+    std::uint64_t injections = 0, injections_checked = 0, reinjections = 0, extint_injections = 0, soft_injections = 0;
+    std::uint64_t eois = 0, eois_checked = 0, eoi_nothing_in_service = 0;
+    std::map<std::string, std::uint64_t> eois_by_path;  // x2apic-msr, xapic-mmio, hyperv-msr, pv-eoi, other
+    std::uint64_t pv_eois = 0;
+    double pv_eoi_hit_rate = 0;                          // PV EOIs / EOIs of something in service
+    int max_nesting = 0;
+    std::uint64_t ipis_checked = 0, pv_ipi_hypercalls = 0, icr_ipis = 0, hv_ipis = 0;
+    std::uint64_t exits = 0;
+    std::map<std::string, std::uint64_t> exits_by_reason;
+    std::uint64_t exits_saved_pv_eoi = 0;  // one per kvm_pv_eoi
+    std::uint64_t exits_saved_pv_ipi = 0;  // per hypercall: the ICR writes it replaced - 1
+    std::map<int, Latency> accept_to_inject;  // by vector
+    std::map<int, Latency> inject_to_eoi;
+    std::uint64_t unsynced_events = 0;    // vCPU events seen while its state was unknown
+    std::uint64_t gaps = 0;
+};
+
+// One vCPU's modelled APIC, as the GUI inspector and tests want to see it.
+struct VcpuState {
+    VmId vm = kUnknownVm;
+    VcpuId vcpu = kUnknownVcpu;
+    ApicId apic{0};
+    VectorSet irr, isr, tmr;
+    int tpr = 0;
+    bool pv_eoi_enabled = false;
+    bool pv_eoi_armed = false;
+    bool synced = false;  // state provably matches the guest's
+    int ppr() const;
+    // Highest pending vector whose class beats PPR, or -1.
+    int deliverable() const;
+};
+
+struct ReplayResult {
+    PvEoiSemantics semantics = PvEoiSemantics::Current;
+    std::vector<Finding> findings;
+    ReplayStats stats;
+    std::vector<VcpuState> final_state;
+    std::uint64_t divergences() const;
+    std::uint64_t liveness_failures() const;
+};
+
+ReplayResult replay(const Trace& trace, const ReplayOptions& options = {});
+
+}  // namespace irqflow::replay

@@ -1,0 +1,38 @@
+// A set of the 256 interrupt vectors (the shape of the APIC's IRR, ISR and TMR).
+#pragma once
+#include <array>
+#include <bit>
+#include <cstdint>
+
+namespace irqflow::replay {
+
+class VectorSet {
+public:
+    void set(int v) { w_[idx(v)] |= bit(v); }
+    void clear(int v) { w_[idx(v)] &= ~bit(v); }
+    bool test(int v) const { return (w_[idx(v)] & bit(v)) != 0; }
+    bool empty() const { return (w_[0] | w_[1] | w_[2] | w_[3]) == 0; }
+    int count() const {
+        return std::popcount(w_[0]) + std::popcount(w_[1]) + std::popcount(w_[2]) + std::popcount(w_[3]);
+    }
+    // Highest vector in the set, or -1.
+    int highest() const {
+        for (int i = 3; i >= 0; --i)
+            if (w_[static_cast<std::size_t>(i)])
+                return i * 64 + 63 - std::countl_zero(w_[static_cast<std::size_t>(i)]);
+        return -1;
+    }
+    void reset() { w_ = {}; }
+    bool operator==(const VectorSet&) const = default;
+    const std::array<std::uint64_t, 4>& words() const { return w_; }
+
+private:
+    static std::size_t idx(int v) { return static_cast<std::size_t>(v & 0xff) >> 6; }
+    static std::uint64_t bit(int v) { return 1ULL << (v & 63); }
+    std::array<std::uint64_t, 4> w_{};
+};
+
+// The APIC priority class of a vector: its upper four bits.
+constexpr int priority_class(int vector) { return vector >> 4; }
+
+}  // namespace irqflow::replay

@@ -1,0 +1,587 @@
+// Event dispatch and the LAPIC / PV EOI rules. IPI fan-out lives in ipi.cpp.
+#include "engine.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "irqflow/capture/exit_reasons.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+constexpr std::uint32_t kMsrPvEoiEn = 0x4b564d04;   // MSR_KVM_PV_EOI_EN
+constexpr std::uint32_t kMsrHvVpAssist = 0x40000073;
+constexpr std::uint32_t kMsrHvEoi = 0x40000070;
+constexpr std::uint32_t kMsrX2apicTpr = 0x808, kMsrX2apicEoi = 0x80b, kMsrX2apicSpiv = 0x80f;
+constexpr int kRegTpr = 0x80, kRegEoi = 0xb0, kRegLdr = 0xd0, kRegDfr = 0xe0, kRegSpiv = 0xf0;
+
+std::string vec_str(int v) {
+    if (v < 0) return "nothing";
+    char b[16];
+    std::snprintf(b, sizeof b, "0x%02x", v);
+    return b;
+}
+
+std::string set_str(const VectorSet& s) {
+    std::string out = "{";
+    for (int v = 255; v >= 0; --v)
+        if (s.test(v)) out += (out.size() > 1 ? "," : "") + vec_str(v);
+    return out + "}";
+}
+
+std::int64_t key(VmId vm, VcpuId vcpu) { return (static_cast<std::int64_t>(vm.value()) << 32) | static_cast<std::uint32_t>(vcpu.value()); }
+
+bool is_hlt_exit(const Event& e) {
+    auto r = e.get(slot::exit_reason);
+    auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
+    return r && ((isa == kIsaSvm && *r == 0x78) || (isa == kIsaVmx && (*r & 0xffff) == 12));
+}
+
+}  // namespace
+
+const char* to_string(EoiPath p) {
+    switch (p) {
+    case EoiPath::X2apicMsr: return "x2apic-msr";
+    case EoiPath::XapicMmio: return "xapic-mmio";
+    case EoiPath::HypervMsr: return "hyperv-msr";
+    case EoiPath::PvEoi: return "pv-eoi";
+    case EoiPath::Other: break;
+    }
+    return "other";
+}
+
+Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics) : t_(t), o_(o), sem_(semantics) {
+    r_.semantics = semantics;
+    for (const auto& vm : t.vms)
+        for (const auto& c : vm.vcpus) {
+            Vcpu v;
+            v.s.vm = vm.id;
+            v.s.vcpu = c.id;
+            v.s.apic = c.apic;
+            v.tid = c.tid;
+            index_[key(vm.id, c.id)] = vcpus_.size();
+            vcpus_.push_back(v);
+        }
+    ioapic_.resize(t.vms.size());
+    pic_active_until_.resize(t.vms.size());
+    vm_x2apic_cluster_.resize(t.vms.size());
+    vm_apicv_active_.resize(t.vms.size());
+    a2i_.resize(256);
+    i2e_.resize(256);
+}
+
+Vcpu* Engine::vcpu_of(const Event& e) {
+    if (e.vcpu == kUnknownVcpu) return nullptr;
+    auto it = index_.find(key(e.vm, e.vcpu));
+    if (it == index_.end()) return nullptr;
+    Vcpu& v = vcpus_[it->second];
+    return v.tid == e.tid ? &v : nullptr;  // only events from the vCPU's own thread
+}
+
+Vcpu* Engine::vcpu_by_apic(VmId vm, std::uint32_t apic) {
+    for (auto& v : vcpus_)
+        if (v.s.vm == vm && v.s.apic.value() == apic) return &v;
+    return nullptr;
+}
+
+std::vector<Vcpu*> Engine::vcpus_of_vm(VmId vm) {
+    std::vector<Vcpu*> out;
+    for (auto& v : vcpus_)
+        if (v.s.vm == vm) out.push_back(&v);
+    return out;
+}
+
+// KVM's ioapic_handled_vectors for this vCPU: vectors of level-triggered pins (and the
+// RTC pin, whatever its trigger) whose destination is this vCPU. Linux may give the
+// same vector to an edge pin on another CPU (seen in the samples: 0x22 for the serial
+// port on vCPU 1 and for virtio-blk, level, on vCPU 2), so it is per vCPU.
+bool Engine::ioapic_handles(const Vcpu& v, int vector) const {
+    if (vector < 16 || v.s.vm.value() < 0 || static_cast<std::size_t>(v.s.vm.value()) >= ioapic_.size()) return false;
+    const auto& pins = ioapic_[static_cast<std::size_t>(v.s.vm.value())];
+    for (std::size_t i = 0; i < pins.size(); ++i) {
+        const auto& p = pins[i];
+        if (p.vec != vector || !(p.level || i == 8)) continue;
+        // an unknown logical match counts as "not handled": never a finding we cannot back
+        if (p.logical ? logical_match(v, p.dst).value_or(false) : (p.dst == v.s.apic.value() || p.dst == 0xff)) return true;
+    }
+    return false;
+}
+
+std::optional<bool> Engine::logical_match(const Vcpu& v, std::uint32_t dst) {
+    if (!v.ldr_known) return std::nullopt;
+    if (dst == 0xff) return true;
+    if (v.dfr_cluster) return (dst >> 4) == (v.ldr >> 4) && (dst & v.ldr & 0xf) != 0;
+    return (dst & v.ldr) != 0;
+}
+
+void Engine::unsync_all() {
+    for (auto& v : vcpus_) {
+        v.s.synced = false;
+        v.isr_known = false;
+    }
+}
+
+void Engine::report(Rule r, const Event& e, VmId vm, VcpuId vcpu, std::string expected, std::string observed,
+                    std::vector<std::pair<std::uint64_t, std::string>> chain) {
+    Finding f;
+    f.rule = r;
+    f.vm = vm;
+    f.vcpu = vcpu;
+    f.ts = e.ts;
+    f.record = e.record;
+    f.expected = std::move(expected);
+    f.observed = std::move(observed);
+    f.chain = std::move(chain);
+    r_.findings.push_back(std::move(f));
+}
+
+void Engine::run() {
+    // What the trace says about the start: a VM whose first entry is at the reset
+    // vector was recorded from boot (all its APICs empty); PV EOI used before any
+    // enabling MSR write means it was enabled before the capture started.
+    std::vector<bool> vm_seen(t_.vms.size());
+    std::vector<bool> msr_seen(vcpus_.size());
+    for (const auto& e : t_.events) {
+        if (e.kind == EventKind::Entry && e.vm.value() >= 0 && !vm_seen[static_cast<std::size_t>(e.vm.value())]) {
+            vm_seen[static_cast<std::size_t>(e.vm.value())] = true;
+            if (e.get(slot::entry_rip) == 0xfff0)
+                for (auto* v : vcpus_of_vm(e.vm)) {
+                    v->s.synced = true;
+                    v->isr_known = true;
+                    v->apic_enabled = false;  // SPIV resets to software-disabled
+                }
+        }
+        Vcpu* v = (e.kind == EventKind::Msr || e.kind == EventKind::PvEoi) ? vcpu_of(e) : nullptr;
+        if (!v) continue;
+        const std::size_t i = static_cast<std::size_t>(v - vcpus_.data());
+        if (e.kind == EventKind::Msr && e.get(slot::msr_write) == 1) {
+            auto ecx = e.get(slot::msr_ecx).value_or(0);
+            if (ecx == kMsrPvEoiEn || ecx == kMsrHvVpAssist) msr_seen[i] = true;
+        }
+        if (e.kind == EventKind::PvEoi && !msr_seen[i]) v->s.pv_eoi_enabled = true;
+    }
+    for (const auto& e : t_.events) on_event(e);
+    finish();
+}
+
+void Engine::on_event(const Event& e) {
+    ++r_.stats.events;
+    switch (e.kind) {
+    case EventKind::Lost: on_gap(e); return;
+    case EventKind::ApicvInhibitChanged: on_apicv(e); return;
+    case EventKind::IoapicSetIrq: on_ioapic(e); return;
+    case EventKind::PicSetIrq: on_pic(e); return;
+    case EventKind::ApicAcceptIrq: on_accept(e); return;
+    case EventKind::ApicvAcceptIrq:  // posted interrupt: the hardware does the rest, untraced
+        if (auto* d = vcpu_by_apic(e.vm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)))) d->s.synced = false;
+        return;
+    default: break;
+    }
+    Vcpu* v = vcpu_of(e);
+    if (!v) return;
+    if (!v->s.synced) ++r_.stats.unsynced_events;
+    if (v->pending_eoi && e.kind != EventKind::PvEoi) {
+        EoiPath p = v->mmio_eoi_write ? EoiPath::XapicMmio : EoiPath::Other;
+        if (e.kind == EventKind::Msr && e.get(slot::msr_write) == 1) {
+            auto ecx = e.get(slot::msr_ecx).value_or(0);
+            if (ecx == kMsrX2apicEoi) p = EoiPath::X2apicMsr;
+            if (ecx == kMsrHvEoi) p = EoiPath::HypervMsr;
+        }
+        resolve_eoi_path(*v, p);
+    }
+    switch (e.kind) {
+    case EventKind::InjVirq: on_inject(e, *v); break;
+    case EventKind::Eoi: on_eoi(e, *v); break;
+    case EventKind::PvEoi: on_pv_eoi(e, *v); break;
+    case EventKind::Entry: on_entry(e, *v); break;
+    case EventKind::Exit: on_exit(e, *v); break;
+    case EventKind::Msr: on_msr(e, *v); break;
+    case EventKind::Apic: on_apic(e, *v); break;
+    case EventKind::Hypercall: on_hypercall(e, *v); break;
+    case EventKind::ApicIpi: on_icr(e, *v); break;
+    case EventKind::HvSendIpi:
+    case EventKind::HvSendIpiEx: on_hv_ipi(e, *v); break;
+    case EventKind::VcpuWakeup: on_wakeup(e, *v); break;
+    case EventKind::Mmio:
+        if (e.get(0) == 2 && (e.get(2).value_or(0) & ~0xfffLL) == 0xfee00000LL && (e.get(2).value_or(0) & 0xff0) == kRegEoi)
+            v->mmio_eoi_write = true;
+        break;
+    default: break;
+    }
+}
+
+void Engine::on_accept(const Event& e) {
+    const auto apic = static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0));
+    const int vec = static_cast<int>(e.get(slot::accept_vec).value_or(0));
+    const int dm = static_cast<int>(e.get(slot::accept_dm).value_or(0));
+    const bool level = e.get(slot::accept_tm).value_or(0) != 0;
+    // an IPI being sent from this thread collects its destinations
+    auto it = ipis_.find(e.tid.value());
+    if (it != ipis_.end())
+        for (auto& p : it->second)
+            if (p.vector == vec && p.dm == dm) p.received.insert(apic);
+    Vcpu* d = e.vm == kUnknownVm ? nullptr : vcpu_by_apic(e.vm, apic);
+    if (!d) {
+        if (e.vm != kUnknownVm && !t_.vms.empty())
+            report(Rule::AcceptUnknownApic, e, e.vm, kUnknownVcpu, "an APIC id owned by a vCPU of vm" + std::to_string(e.vm.value()),
+                   "accept for APIC id " + std::to_string(apic) + ", vector " + vec_str(vec));
+        return;
+    }
+    if (dm == 5) {  // INIT resets the local APIC
+        d->s.irr.reset();
+        d->s.isr.reset();
+        d->s.tmr.reset();
+        d->isr_cache = -1;
+        d->s.synced = true;
+        d->isr_known = true;
+        d->apic_enabled = false;
+        return;
+    }
+    if (dm != 0 && dm != 1) return;  // NMI, SMI, SIPI, ExtINT: not through IRR/ISR
+    if (vec < 16) {
+        if (d->s.synced) report(Rule::VectorIllegal, e, d->s.vm, d->s.vcpu, "vector >= 16", "accept of vector " + vec_str(vec));
+        return;
+    }
+    if (level && d->level_eoi_just_done && vec == d->level_vector) {
+        if (++d->level_rounds == o_.level_storm)
+            report(Rule::LevelStorm, e, d->s.vm, d->s.vcpu, "the level line to drop after the EOI",
+                   "vector " + vec_str(vec) + " re-asserted right after " + std::to_string(d->level_rounds) + " EOIs in a row");
+    } else if (level) {
+        d->level_rounds = 0;
+    }
+    d->level_eoi_just_done = false;
+    d->s.irr.set(vec);
+    if (level) d->s.tmr.set(vec);
+    else d->s.tmr.clear(vec);
+    d->accepted_since_hlt.set(vec);
+    if (e.tid != d->tid) d->racing.set(vec);
+    if (!d->accepted_at[static_cast<std::size_t>(vec)]) {
+        d->accepted_at[static_cast<std::size_t>(vec)] = e.ts.value();
+        d->accept_record[static_cast<std::size_t>(vec)] = e.record;
+    }
+}
+
+void Engine::on_inject(const Event& e, Vcpu& v) {
+    const int vec = static_cast<int>(e.get(slot::inj_vector).value_or(-1));
+    ++r_.stats.injections;
+    if (e.get(slot::inj_soft).value_or(0)) { ++r_.stats.soft_injections; return; }
+    const bool reinjected = e.get(slot::inj_reinjected).value_or(0) != 0;
+    if (reinjected) {
+        ++r_.stats.reinjections;
+        if (v.s.synced && !v.s.isr.test(vec) && vec != v.last_extint_vector)
+            report(Rule::InjReinjectNotInService, e, v.s.vm, v.s.vcpu, "re-injection of a vector in service " + set_str(v.s.isr),
+                   "re-injection of " + vec_str(vec));
+        if (vec == v.reinject_vector) {
+            if (++v.reinject_run == o_.reinject_loop)
+                report(Rule::ReinjectLoop, e, v.s.vm, v.s.vcpu, "the guest to take the interrupt",
+                       vec_str(vec) + " re-injected " + std::to_string(v.reinject_run) + " times in a row");
+        } else {
+            v.reinject_vector = vec;
+            v.reinject_run = 1;
+        }
+        return;
+    }
+    v.reinject_run = 0;
+    v.reinject_vector = -1;
+    if (vec < 0 || vec > 255) return;
+    const auto u = static_cast<std::size_t>(vec);
+    if (!v.s.irr.test(vec) && (!v.apic_enabled || e.ts.value() < pic_active_until_[static_cast<std::size_t>(v.s.vm.value())])) {
+        // Not pending in the local APIC while its APIC is software-disabled or the 8259
+        // PIC is live: an ExtINT delivery, acknowledged by the PIC, not the local APIC.
+        ++r_.stats.extint_injections;
+        v.last_extint_vector = vec;
+        return;
+    }
+    v.last_extint_vector = -1;
+    if (v.s.synced && !vm_apicv_active_[static_cast<std::size_t>(v.s.vm.value())]) {
+        ++r_.stats.injections_checked;
+        std::vector<std::pair<std::uint64_t, std::string>> chain;
+        if (v.accept_record[u]) chain.push_back({v.accept_record[u], "accepted " + vec_str(vec)});
+        int expected = v.s.deliverable();
+        if (expected != vec && expected >= 0 && v.racing.test(expected)) {
+            // the higher vector may have landed after KVM looked: judge without it
+            VcpuState without = v.s;
+            for (int r = 0; r < 256; ++r)
+                if (v.racing.test(r) && r != vec) without.irr.clear(r);
+            if (without.deliverable() == vec) expected = vec;
+        }
+        if (vec < 16) {
+            report(Rule::VectorIllegal, e, v.s.vm, v.s.vcpu, "vector >= 16", "injection of " + vec_str(vec));
+        } else if (!v.s.irr.test(vec)) {
+            report(Rule::InjNotPending, e, v.s.vm, v.s.vcpu, "injection of a pending vector: IRR " + set_str(v.s.irr),
+                   "injection of " + vec_str(vec), chain);
+        } else if (expected < 0) {
+            report(Rule::InjBlockedByPriority, e, v.s.vm, v.s.vcpu,
+                   "no injection: PPR " + vec_str(v.s.ppr()) + " blocks IRR " + set_str(v.s.irr),
+                   "injection of " + vec_str(vec), chain);
+        } else if (expected != vec) {
+            report(Rule::InjNotHighest, e, v.s.vm, v.s.vcpu, "injection of " + vec_str(expected) + " (highest deliverable in IRR " + set_str(v.s.irr) + ")",
+                   "injection of " + vec_str(vec), chain);
+        } else if (!v.s.isr.empty() && priority_class(vec) <= priority_class(v.s.isr.highest())) {
+            report(Rule::IsrOrder, e, v.s.vm, v.s.vcpu, "a vector of a class above " + vec_str(v.s.isr.highest()),
+                   "nested injection of " + vec_str(vec), chain);
+        }
+    }
+    if (v.accepted_at[u]) {
+        a2i_[u].push_back(e.ts.value() - v.accepted_at[u]);
+        v.accepted_at[u] = 0;
+    }
+    v.s.irr.clear(vec);
+    v.s.isr.set(vec);
+    v.isr_cache = vec;
+    v.injected_at[u] = e.ts.value();
+    v.inject_record[u] = e.record;
+    v.no_eoi_reported_at[u] = 0;
+    r_.stats.max_nesting = std::max(r_.stats.max_nesting, v.s.isr.count());
+    // 2012 series: armed at injection unless the IOAPIC needs this EOI
+    v.armed_2012 = v.s.pv_eoi_enabled && !ioapic_handles(v, vec);
+}
+
+void Engine::resolve_eoi_path(Vcpu& v, EoiPath p) {
+    ++r_.stats.eois_by_path[to_string(p)];
+    v.pending_eoi.reset();
+}
+
+void Engine::on_eoi(const Event& e, Vcpu& v) {
+    const int vec = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
+    ++r_.stats.eois;
+    v.last_eoi_vector = vec;
+    v.last_eoi_record = e.record;
+    if (vec < 0) {
+        ++r_.stats.eoi_nothing_in_service;
+        if (v.s.synced && !v.s.isr.empty())
+            report(Rule::EoiWhileServiceKnown, e, v.s.vm, v.s.vcpu, "EOI of " + vec_str(v.s.isr.highest()) + " (ISR " + set_str(v.s.isr) + ")",
+                   "EOI with nothing in service");
+        v.s.isr.reset();
+        v.isr_known = true;
+        v.isr_cache = -1;
+        return;
+    }
+    if (vec > 255) return;
+    const auto u = static_cast<std::size_t>(vec);
+    if (v.s.synced) {
+        ++r_.stats.eois_checked;
+        const int top = v.s.isr.highest();
+        if (top != vec) {
+            std::vector<std::pair<std::uint64_t, std::string>> chain;
+            if (top >= 0 && v.inject_record[static_cast<std::size_t>(top)])
+                chain.push_back({v.inject_record[static_cast<std::size_t>(top)], "injected " + vec_str(top)});
+            report(Rule::EoiNotHighestIsr, e, v.s.vm, v.s.vcpu, "EOI of " + vec_str(top) + " (ISR " + set_str(v.s.isr) + ")",
+                   "EOI of " + vec_str(vec), chain);
+        }
+    }
+    if (v.injected_at[u]) {
+        i2e_[u].push_back(e.ts.value() - v.injected_at[u]);
+        v.injected_at[u] = 0;
+    }
+    v.s.isr.clear(vec);
+    v.isr_cache = -1;
+    if (v.s.tmr.test(vec)) {  // level: the EOI goes on to the IOAPIC, which may re-assert
+        v.level_eoi_just_done = true;
+        v.level_vector = vec;
+    }
+    v.pending_eoi = std::pair{vec, std::uint64_t{0}};
+    if (v.mmio_eoi_write) resolve_eoi_path(v, EoiPath::XapicMmio);
+}
+
+void Engine::on_pv_eoi(const Event& e, Vcpu& v) {
+    const int vec = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
+    ++r_.stats.pv_eois;
+    ++r_.stats.exits_saved_pv_eoi;
+    if (v.pending_eoi && v.pending_eoi->first == vec) resolve_eoi_path(v, EoiPath::PvEoi);
+    if (!v.s.synced || vm_apicv_active_[static_cast<std::size_t>(v.s.vm.value())]) return;
+    if (v.last_eoi_vector != vec) {
+        report(Rule::PvEoiWithoutEoi, e, v.s.vm, v.s.vcpu, "kvm_eoi of " + vec_str(vec) + " right before", "kvm_pv_eoi of " + vec_str(vec));
+        return;
+    }
+    const bool armed = sem_ == PvEoiSemantics::Original2012 ? v.armed_2012 : v.s.pv_eoi_armed;
+    if (!armed) {
+        std::string why = !v.s.pv_eoi_enabled ? "PV EOI not enabled" : "not armed at the last entry";
+        if (sem_ == PvEoiSemantics::Original2012) why = !v.s.pv_eoi_enabled ? why : "disarmed (nested interrupt or IOAPIC vector)";
+        std::vector<std::pair<std::uint64_t, std::string>> chain;
+        const auto u = static_cast<std::size_t>(vec);
+        if (v.inject_record[u]) chain.push_back({v.inject_record[u], "injected " + vec_str(vec)});
+        report(Rule::PvEoiNotArmed, e, v.s.vm, v.s.vcpu, "a real EOI (" + why + ")", "EOI of " + vec_str(vec) + " through PV EOI", chain);
+    }
+    v.s.pv_eoi_armed = false;
+    v.armed_2012 = false;
+}
+
+void Engine::on_entry(const Event& e, Vcpu& v) {
+    close_ipis(v.tid);
+    v.mmio_eoi_write = false;
+    v.in_hlt = false;
+    // current kernels: armed before entry only if enabled, IRR empty, the ISR cache
+    // valid (a vector set since the last EOI) and not an IOAPIC-handled vector. IRR
+    // counts as empty if only vectors racing in from other CPUs are there.
+    VectorSet settled = v.s.irr;
+    for (int r = v.racing.highest(); r >= 0 && !settled.empty(); --r)
+        if (v.racing.test(r)) settled.clear(r);
+    v.s.pv_eoi_armed = v.s.pv_eoi_enabled && settled.empty() && v.isr_cache >= 0 && !ioapic_handles(v, v.isr_cache);
+    // 2012 series: a pending interrupt blocked by priority means nesting: disarm
+    if (!v.s.irr.empty() && v.s.deliverable() < 0) v.armed_2012 = false;
+    check_liveness_at_entry(e, v);
+}
+
+void Engine::on_exit(const Event& e, Vcpu& v) {
+    close_ipis(v.tid);
+    v.racing.reset();
+    // interrupt-window (SVM VINTR, VMX 7) and HLT exits: the guest could take interrupts
+    const auto reason = e.get(slot::exit_reason).value_or(-1);
+    const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
+    if (is_hlt_exit(e) || (isa == kIsaSvm && reason == 0x64) || (isa == kIsaVmx && (reason & 0xffff) == 7))
+        ++v.windows_while_deliverable;
+    ++r_.stats.exits;
+    auto name = exit_reason_name(e);
+    ++r_.stats.exits_by_reason[name.empty() ? "unknown" : std::string(name)];
+    if (is_hlt_exit(e)) {
+        v.in_hlt = true;
+        v.accepted_since_hlt.reset();
+    }
+}
+
+void Engine::on_msr(const Event& e, Vcpu& v) {
+    if (e.get(slot::msr_write) != 1) return;
+    const auto ecx = static_cast<std::uint32_t>(e.get(slot::msr_ecx).value_or(0));
+    const auto data = e.get(slot::msr_data).value_or(0);
+    if (ecx == kMsrPvEoiEn || ecx == kMsrHvVpAssist) {
+        v.s.pv_eoi_enabled = (data & 1) != 0;
+        v.s.pv_eoi_armed = false;
+        v.armed_2012 = false;
+    } else if (ecx == kMsrX2apicTpr) {
+        v.s.tpr = static_cast<int>(data & 0xff);
+    } else if (ecx == kMsrX2apicSpiv) {
+        v.apic_enabled = (data & 0x100) != 0;
+    }
+}
+
+void Engine::on_apic(const Event& e, Vcpu& v) {
+    if (e.get(slot::apic_rw) != 1) return;
+    const auto reg = e.get(slot::apic_reg).value_or(0);
+    const auto val = e.get(slot::apic_val).value_or(0);
+    if (reg == kRegTpr) v.s.tpr = static_cast<int>(val & 0xff);
+    else if (reg == kRegSpiv) v.apic_enabled = (val & 0x100) != 0;
+    else if (reg == kRegLdr) {
+        v.ldr = static_cast<std::uint32_t>((val >> 24) & 0xff);
+        v.ldr_known = true;
+    } else if (reg == kRegDfr) {
+        v.dfr_cluster = ((val >> 28) & 0xf) == 0;
+    }
+}
+
+void Engine::on_ioapic(const Event& e) {
+    // slots: pin, dst, vec, dm, dest_mode, tm, masked, coalesced
+    if (e.vm == kUnknownVm || static_cast<std::size_t>(e.vm.value()) >= ioapic_.size()) return;
+    const auto pin = e.get(0).value_or(-1);
+    if (pin < 0 || pin >= 24) return;
+    auto& p = ioapic_[static_cast<std::size_t>(e.vm.value())][static_cast<std::size_t>(pin)];
+    p.dst = static_cast<std::uint32_t>(e.get(1).value_or(0));
+    p.vec = static_cast<int>(e.get(2).value_or(0));
+    p.logical = e.get(4).value_or(0) != 0;
+    p.level = e.get(5).value_or(0) != 0;
+}
+
+void Engine::on_pic(const Event& e) {
+    // slots: chip, pin, tm, masked, coalesced. An unmasked 8259 input means vectors
+    // may reach the vCPU as ExtINT, outside the local APIC's IRR/ISR.
+    if (e.vm == kUnknownVm || static_cast<std::size_t>(e.vm.value()) >= pic_active_until_.size()) return;
+    if (e.get(3).value_or(1) == 0) pic_active_until_[static_cast<std::size_t>(e.vm.value())] = e.ts.value() + 1'000'000'000;
+}
+
+void Engine::on_gap(const Event& /*e*/) {
+    // Anything could have happened on that CPU: every vCPU may have run there.
+    ++r_.stats.gaps;
+    unsync_all();
+    ipis_.clear();
+    for (auto& v : vcpus_) v.pending_eoi.reset();
+}
+
+void Engine::on_apicv(const Event& e) {
+    if (e.vm == kUnknownVm || static_cast<std::size_t>(e.vm.value()) >= vm_apicv_active_.size()) return;
+    const bool active = e.get(2).value_or(1) == 0;  // no inhibit reason left: APICv/AVIC runs
+    vm_apicv_active_[static_cast<std::size_t>(e.vm.value())] = active;
+    if (active)
+        for (auto* v : vcpus_of_vm(e.vm)) v->s.synced = false;
+}
+
+void Engine::on_wakeup(const Event& e, Vcpu& v) {
+    // The vCPU really blocked after HLT: KVM only blocks with nothing deliverable, so
+    // every pending vector now was accepted since that HLT (and is in the trace), and
+    // Linux halts only outside interrupt handlers, so nothing is in service.
+    if (v.s.synced || !v.in_hlt || e.get(1).value_or(0) != 1) return;
+    if (vm_apicv_active_[static_cast<std::size_t>(v.s.vm.value())]) return;
+    v.s.isr.reset();
+    v.s.irr = v.accepted_since_hlt;
+    v.isr_cache = -1;
+    v.isr_known = true;
+    v.s.synced = true;
+}
+
+void Engine::check_liveness_at_entry(const Event& e, Vcpu& v) {
+    if (!v.s.synced) {
+        v.deliverable_since_vector = -1;
+        return;
+    }
+    const int d = v.s.deliverable();
+    if (d < 0) {
+        v.deliverable_since_vector = -1;
+    } else if (d != v.deliverable_since_vector) {
+        v.deliverable_since_vector = d;
+        v.deliverable_since_ts = e.ts.value();
+        v.entries_while_deliverable = 1;
+        v.windows_while_deliverable = 0;
+        v.stuck_reported = false;
+    } else if (++v.entries_while_deliverable >= 64 && v.windows_while_deliverable >= 8 &&
+               e.ts.value() - v.deliverable_since_ts > o_.pending_threshold_ns && !v.stuck_reported) {
+        v.stuck_reported = true;
+        const auto u = static_cast<std::size_t>(d);
+        std::vector<std::pair<std::uint64_t, std::string>> chain;
+        if (v.accept_record[u]) chain.push_back({v.accept_record[u], "accepted " + vec_str(d)});
+        report(Rule::StuckPending, e, v.s.vm, v.s.vcpu, "injection of " + vec_str(d),
+               "deliverable for " + std::to_string((e.ts.value() - v.deliverable_since_ts) / 1000000) + " ms over " +
+                   std::to_string(v.entries_while_deliverable) + " entries and " + std::to_string(v.windows_while_deliverable) +
+                   " open interrupt windows, never injected",
+               chain);
+    }
+    for (int vec = v.s.isr.highest(); vec >= 0; vec = -1) {  // the top one is what blocks progress
+        const auto u = static_cast<std::size_t>(vec);
+        if (v.injected_at[u] && e.ts.value() - v.injected_at[u] > o_.no_eoi_threshold_ns && !v.no_eoi_reported_at[u]) {
+            v.no_eoi_reported_at[u] = e.ts.value();
+            report(Rule::StuckInService, e, v.s.vm, v.s.vcpu, "EOI of " + vec_str(vec) + " within " + std::to_string(o_.no_eoi_threshold_ns / 1000000) + " ms",
+                   "in service for " + std::to_string((e.ts.value() - v.injected_at[u]) / 1000000) + " ms",
+                   {{v.inject_record[u], "injected " + vec_str(vec)}});
+        }
+    }
+}
+
+namespace {
+Latency summarize(std::vector<std::int64_t>& s) {
+    Latency l;
+    if (s.empty()) return l;
+    std::sort(s.begin(), s.end());
+    auto at = [&](double q) { return s[std::min(s.size() - 1, static_cast<std::size_t>(q * static_cast<double>(s.size())))]; };
+    l.count = s.size();
+    l.p50 = at(0.5);
+    l.p90 = at(0.9);
+    l.p99 = at(0.99);
+    l.max = s.back();
+    return l;
+}
+}  // namespace
+
+void Engine::finish() {
+    for (auto& v : vcpus_)
+        if (v.pending_eoi) resolve_eoi_path(v, v.mmio_eoi_write ? EoiPath::XapicMmio : EoiPath::Other);
+    for (auto& [tid, list] : ipis_) close_ipis(Tid(tid));
+    for (int vec = 0; vec < 256; ++vec) {
+        if (!a2i_[static_cast<std::size_t>(vec)].empty()) r_.stats.accept_to_inject[vec] = summarize(a2i_[static_cast<std::size_t>(vec)]);
+        if (!i2e_[static_cast<std::size_t>(vec)].empty()) r_.stats.inject_to_eoi[vec] = summarize(i2e_[static_cast<std::size_t>(vec)]);
+    }
+    const auto real = r_.stats.eois - r_.stats.eoi_nothing_in_service;
+    r_.stats.pv_eoi_hit_rate = real ? static_cast<double>(r_.stats.pv_eois) / static_cast<double>(real) : 0.0;
+    for (auto& v : vcpus_) r_.final_state.push_back(v.s);
+}
+
+ReplayResult Engine::take() { return std::move(r_); }
+
+}  // namespace irqflow::replay

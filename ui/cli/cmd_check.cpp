@@ -1,0 +1,164 @@
+// irqflow check: replay a trace and report every divergence and liveness failure.
+// Exit 0 when everything checked agrees, 1 on findings, 2 on bad input.
+#include <cstdio>
+#include <iostream>
+
+#include "args.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/capture/serial.hpp"
+#include "irqflow/replay/replay.hpp"
+#include "json.hpp"
+
+namespace irqflow::cli {
+namespace {
+
+using namespace irqflow::replay;
+
+std::string ts_text(TimestampNs ts) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%lld.%09lld", static_cast<long long>(ts.value() / 1000000000),
+                  static_cast<long long>(ts.value() % 1000000000));
+    return b;
+}
+
+std::string who(const Finding& f) {
+    std::string s = f.vm == kUnknownVm ? "vm?" : "vm" + std::to_string(f.vm.value());
+    return s + (f.vcpu == kUnknownVcpu ? "/-" : "/vcpu" + std::to_string(f.vcpu.value()));
+}
+
+double pct(std::uint64_t a, std::uint64_t b) { return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+
+void print_text(const ReplayResult& r) {
+    for (const auto& f : r.findings) {
+        const auto& info = rule_info(f.rule);
+        std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << " record " << f.record << ": expected "
+                  << f.expected << "; observed " << f.observed;
+        for (const auto& [rec, what] : f.chain) std::cout << " [record " << rec << ": " << what << "]";
+        std::cout << '\n';
+    }
+    const auto& s = r.stats;
+    std::printf("\nreplay: %zu findings (%llu divergences, %llu liveness); PV EOI semantics: %s\n", r.findings.size(),
+                static_cast<unsigned long long>(r.divergences()), static_cast<unsigned long long>(r.liveness_failures()),
+                to_string(r.semantics));
+    std::printf("checked: %llu/%llu injections (%.1f%%), %llu/%llu EOIs (%.1f%%), %llu IPIs\n",
+                static_cast<unsigned long long>(s.injections_checked), static_cast<unsigned long long>(s.injections - s.soft_injections - s.reinjections),
+                pct(s.injections_checked, s.injections - s.soft_injections - s.reinjections),
+                static_cast<unsigned long long>(s.eois_checked), static_cast<unsigned long long>(s.eois - s.eoi_nothing_in_service),
+                pct(s.eois_checked, s.eois - s.eoi_nothing_in_service), static_cast<unsigned long long>(s.ipis_checked));
+    std::printf("EOIs by path:");
+    for (const auto& [k, v] : s.eois_by_path) std::printf(" %s %llu", k.c_str(), static_cast<unsigned long long>(v));
+    std::printf("; PV EOI hit rate %.1f%%; max nesting %d\n", 100.0 * s.pv_eoi_hit_rate, s.max_nesting);
+    std::printf("exits: %llu; saved by PV EOI %llu, by PV IPI %llu; lost-event gaps %llu\n",
+                static_cast<unsigned long long>(s.exits), static_cast<unsigned long long>(s.exits_saved_pv_eoi),
+                static_cast<unsigned long long>(s.exits_saved_pv_ipi), static_cast<unsigned long long>(s.gaps));
+}
+
+void json_latency(std::ostream& o, const std::map<int, Latency>& m) {
+    JsonObject j(o);
+    for (const auto& [vec, l] : m) {
+        char k[8];
+        std::snprintf(k, sizeof k, "0x%02x", vec);
+        JsonObject jl(j.key(k));
+        jl.key("count") << l.count;
+        jl.key("p50_ns") << l.p50;
+        jl.key("p90_ns") << l.p90;
+        jl.key("p99_ns") << l.p99;
+        jl.key("max_ns") << l.max;
+    }
+}
+
+void print_json(const ReplayResult& r) {
+    std::ostream& o = std::cout;
+    const auto& s = r.stats;
+    {
+        JsonObject j(o);
+        j.key("findings") << '[';
+        for (std::size_t i = 0; i < r.findings.size(); ++i) {
+            const auto& f = r.findings[i];
+            if (i) o << ',';
+            JsonObject jf(o);
+            json_string(jf.key("rule"), rule_info(f.rule).id);
+            json_string(jf.key("severity"), to_string(rule_info(f.rule).severity));
+            jf.key("vm") << f.vm.value();
+            jf.key("vcpu") << f.vcpu.value();
+            jf.key("ts_ns") << f.ts.value();
+            jf.key("record") << f.record;
+            json_string(jf.key("expected"), f.expected);
+            json_string(jf.key("observed"), f.observed);
+            jf.key("chain") << '[';
+            for (std::size_t c = 0; c < f.chain.size(); ++c) {
+                if (c) o << ',';
+                JsonObject jc(o);
+                jc.key("record") << f.chain[c].first;
+                json_string(jc.key("what"), f.chain[c].second);
+            }
+            o << ']';
+        }
+        o << ']';
+        JsonObject js(j.key("summary"));
+        json_string(js.key("semantics"), to_string(r.semantics));
+        js.key("findings") << r.findings.size();
+        js.key("divergences") << r.divergences();
+        js.key("liveness") << r.liveness_failures();
+        const auto inj = s.injections - s.soft_injections - s.reinjections;
+        const auto eoi = s.eois - s.eoi_nothing_in_service;
+        js.key("injections") << inj;
+        js.key("injections_checked") << s.injections_checked;
+        js.key("eois") << eoi;
+        js.key("eois_checked") << s.eois_checked;
+        js.key("checked_fraction") << (inj + eoi ? static_cast<double>(s.injections_checked + s.eois_checked) / static_cast<double>(inj + eoi) : 0.0);
+        js.key("eoi_nothing_in_service") << s.eoi_nothing_in_service;
+        js.key("reinjections") << s.reinjections;
+        js.key("extint_injections") << s.extint_injections;
+        {
+            JsonObject jp(js.key("eois_by_path"));
+            for (const auto& [k, v] : s.eois_by_path) jp.key(k) << v;
+        }
+        js.key("pv_eoi_hit_rate") << s.pv_eoi_hit_rate;
+        js.key("max_nesting") << s.max_nesting;
+        js.key("ipis_checked") << s.ipis_checked;
+        js.key("pv_ipi_hypercalls") << s.pv_ipi_hypercalls;
+        js.key("exits") << s.exits;
+        {
+            JsonObject je(js.key("exits_by_reason"));
+            for (const auto& [k, v] : s.exits_by_reason) je.key(k) << v;
+        }
+        {
+            JsonObject jx(js.key("exits_saved"));
+            jx.key("pv_eoi") << s.exits_saved_pv_eoi;
+            jx.key("pv_ipi") << s.exits_saved_pv_ipi;
+        }
+        json_latency(js.key("accept_to_inject"), s.accept_to_inject);
+        json_latency(js.key("inject_to_eoi"), s.inject_to_eoi);
+        js.key("gaps") << s.gaps;
+    }
+    o << '\n';
+}
+
+}  // namespace
+
+int cmd_check(Args& a) {
+    const bool json = a.flag("--json");
+    auto serial_path = a.value("--serial");
+    auto sem = a.value("--semantics");
+    auto pos = a.positionals();
+    if (pos.size() != 1) throw UsageError("expects one TRACE");
+    ReplayOptions o;
+    if (sem) {
+        if (*sem == "2012") o.semantics = PvEoiSemantics::Original2012;
+        else if (*sem == "current") o.semantics = PvEoiSemantics::Current;
+        else if (*sem != "auto") throw UsageError("--semantics is auto, 2012 or current");
+    }
+    Trace t = load_trace(pos[0]);
+    if (serial_path) {  // validated and aligned, so a bad log fails the check like a bad trace
+        SerialLog log = read_serial_log(*serial_path);
+        align_serial(t, log);
+        if (!json) std::cerr << "irqflow: serial " << *serial_path << ": " << log.method << "\n";
+    }
+    ReplayResult r = replay::replay(t, o);
+    if (json) print_json(r);
+    else print_text(r);
+    return r.divergences() + r.liveness_failures() ? 1 : kExitOk;
+}
+
+}  // namespace irqflow::cli
