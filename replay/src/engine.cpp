@@ -13,7 +13,7 @@ constexpr std::uint32_t kMsrPvEoiEn = 0x4b564d04;   // MSR_KVM_PV_EOI_EN
 constexpr std::uint32_t kMsrHvVpAssist = 0x40000073;
 constexpr std::uint32_t kMsrHvEoi = 0x40000070;
 constexpr std::uint32_t kMsrX2apicTpr = 0x808, kMsrX2apicEoi = 0x80b, kMsrX2apicSpiv = 0x80f;
-constexpr int kRegTpr = 0x80, kRegEoi = 0xb0, kRegLdr = 0xd0, kRegDfr = 0xe0, kRegSpiv = 0xf0;
+constexpr int kRegTpr = 0x80, kRegEoi = 0xb0, kRegLdr = 0xd0, kRegDfr = 0xe0, kRegSpiv = 0xf0, kRegLvt0 = 0x350;
 
 std::string vec_str(int v) {
     if (v < 0) return "nothing";
@@ -63,7 +63,7 @@ Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
             vcpus_.push_back(v);
         }
     ioapic_.resize(t.vms.size());
-    pic_active_until_.resize(t.vms.size());
+    pic_.resize(t.vms.size());
     vm_x2apic_cluster_.resize(t.vms.size());
     vm_apicv_active_.resize(t.vms.size());
     a2i_.resize(256);
@@ -170,7 +170,6 @@ void Engine::on_event(const Event& e) {
     case EventKind::Lost: on_gap(e); return;
     case EventKind::ApicvInhibitChanged: on_apicv(e); return;
     case EventKind::IoapicSetIrq: on_ioapic(e); return;
-    case EventKind::PicSetIrq: on_pic(e); return;
     case EventKind::ApicAcceptIrq: on_accept(e); return;
     case EventKind::ApicvAcceptIrq:  // posted interrupt: the hardware does the rest, untraced
         if (auto* d = vcpu_by_apic(e.vm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)))) d->s.synced = false;
@@ -202,6 +201,7 @@ void Engine::on_event(const Event& e) {
     case EventKind::HvSendIpi:
     case EventKind::HvSendIpiEx: on_hv_ipi(e, *v); break;
     case EventKind::VcpuWakeup: on_wakeup(e, *v); break;
+    case EventKind::Pio: on_pio(e); break;
     case EventKind::Mmio:
         if (e.get(0) == 2 && (e.get(2).value_or(0) & ~0xfffLL) == 0xfee00000LL && (e.get(2).value_or(0) & 0xff0) == kRegEoi)
             v->mmio_eoi_write = true;
@@ -285,9 +285,10 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
     v.reinject_vector = -1;
     if (vec < 0 || vec > 255) return;
     const auto u = static_cast<std::size_t>(vec);
-    if (!v.s.irr.test(vec) && (!v.apic_enabled || e.ts.value() < pic_active_until_[static_cast<std::size_t>(v.s.vm.value())])) {
-        // Not pending in the local APIC while its APIC is software-disabled or the 8259
-        // PIC is live: an ExtINT delivery, acknowledged by the PIC, not the local APIC.
+    if (!v.s.irr.test(vec) && (!v.apic_enabled || v.lvt0_extint) && extint_vector(v.s.vm, vec)) {
+        // Not pending in the local APIC, while the 8259 PIC can deliver to this vCPU
+        // (APIC software-disabled, or LVT0 in ExtINT mode) and the vector is one the
+        // PIC was programmed with: an ExtINT delivery, acknowledged by the PIC.
         ++r_.stats.extint_injections;
         v.last_extint_vector = vec;
         return;
@@ -464,6 +465,8 @@ void Engine::on_apic(const Event& e, Vcpu& v) {
     else if (reg == kRegLdr) {
         v.ldr = static_cast<std::uint32_t>((val >> 24) & 0xff);
         v.ldr_known = true;
+    } else if (reg == kRegLvt0) {
+        v.lvt0_extint = ((val >> 8) & 7) == 7 && !((val >> 16) & 1);
     } else if (reg == kRegDfr) {
         v.dfr_cluster = ((val >> 28) & 0xf) == 0;
     }
@@ -481,11 +484,29 @@ void Engine::on_ioapic(const Event& e) {
     p.level = e.get(5).value_or(0) != 0;
 }
 
-void Engine::on_pic(const Event& e) {
-    // slots: chip, pin, tm, masked, coalesced. An unmasked 8259 input means vectors
-    // may reach the vCPU as ExtINT, outside the local APIC's IRR/ISR.
-    if (e.vm == kUnknownVm || static_cast<std::size_t>(e.vm.value()) >= pic_active_until_.size()) return;
-    if (e.get(3).value_or(1) == 0) pic_active_until_[static_cast<std::size_t>(e.vm.value())] = e.ts.value() + 1'000'000'000;
+void Engine::on_pio(const Event& e) {
+    // 8259 initialisation: ICW1 (bit 4) on port 0x20/0xa0, then ICW2 = vector base on
+    // 0x21/0xa1. ExtINT deliveries carry vectors from those two ranges only.
+    if (e.vm == kUnknownVm || static_cast<std::size_t>(e.vm.value()) >= pic_.size() || e.get(slot::pio_rw) != 1) return;
+    auto& pic = pic_[static_cast<std::size_t>(e.vm.value())];
+    const auto port = e.get(slot::pio_port).value_or(0);
+    const auto val = e.get(slot::pio_val).value_or(0);
+    const int chip = (port == 0xa0 || port == 0xa1) ? 1 : 0;
+    if (port == 0x20 || port == 0xa0) {
+        pic.expect_icw2[chip] = (val & 0x10) != 0;
+    } else if ((port == 0x21 || port == 0xa1) && pic.expect_icw2[chip]) {
+        pic.base[chip] = static_cast<int>(val & 0xf8);
+        pic.expect_icw2[chip] = false;
+    }
+}
+
+bool Engine::extint_vector(VmId vm, int vector) const {
+    if (vm == kUnknownVm || static_cast<std::size_t>(vm.value()) >= pic_.size()) return true;
+    const auto& pic = pic_[static_cast<std::size_t>(vm.value())];
+    if (pic.base[0] < 0 && pic.base[1] < 0) return true;  // not programmed in the trace: any vector
+    for (int b : pic.base)
+        if (b >= 0 && vector >= b && vector < b + 8) return true;
+    return false;
 }
 
 void Engine::on_gap(const Event& /*e*/) {

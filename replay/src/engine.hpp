@@ -23,6 +23,7 @@ struct Vcpu {
     bool ldr_known = false;
     bool dfr_cluster = false;
     int last_extint_vector = -1;  // ExtINT deliveries are re-injected outside ISR too
+    bool lvt0_extint = false;     // LVT0 unmasked in ExtINT mode: the 8259 PIC delivers here
     // kernel's highest_isr_cache: last vector set in ISR, -1 after any EOI (current PV EOI rule)
     int isr_cache = -1;
     bool armed_2012 = false;
@@ -90,7 +91,6 @@ private:
     void on_icr(const Event& e, Vcpu& v);
     void on_hv_ipi(const Event& e, Vcpu& v);
     void on_ioapic(const Event& e);
-    void on_pic(const Event& e);
     void on_gap(const Event& e);
     void on_apicv(const Event& e);
     void on_wakeup(const Event& e, Vcpu& v);
@@ -119,7 +119,14 @@ private:
         bool logical = false;
     };
     std::vector<std::array<IoapicPin, 24>> ioapic_;         // per VM: redirection entries seen
-    std::vector<std::int64_t> pic_active_until_;            // per VM: an unmasked 8259 input was raised
+    // per VM: the 8259 vector bases (ICW2) the guest programmed, -1 until seen
+    struct Pic {
+        int base[2] = {-1, -1};
+        bool expect_icw2[2] = {false, false};
+    };
+    std::vector<Pic> pic_;
+    bool extint_vector(VmId vm, int vector) const;
+    void on_pio(const Event& e);
     bool ioapic_handles(const Vcpu& v, int vector) const;
     // Whether an xAPIC logical destination (8-bit) addresses this vCPU; unknown LDR → nullopt.
     static std::optional<bool> logical_match(const Vcpu& v, std::uint32_t dst);
