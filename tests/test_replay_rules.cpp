@@ -243,3 +243,19 @@ TEST_CASE("liveness: no EOI, pending never injected, re-injection loop, level st
     for (int i = 0; i < 8; ++i) storm.accept(0, 0x22, -1, true).inject(0, 0x22).entry(0).exit(0).x2apic_eoi(0, 0x22);
     CHECK(has(replay::replay(storm.build(), o), "LIVE-LEVEL-STORM"));
 }
+
+TEST_CASE("Hyper-V: SynIC auto-EOI vectors never enter ISR; VP-assist EOIs use the PV EOI rule", "[replay][hyperv]") {
+    TraceBuilder b(1);
+    b.msr(0, 0x40000092, (1 << 17) | 0xd1)  // SINT2: vector 0xd1, auto-EOI
+        .accept(0, 0xd1).inject(0, 0xd1).entry(0).exit(0)
+        .msr(0, 0x40000073, 0x2001)  // VP assist page enabled: EOI assist armed like PV EOI
+        .accept(0, 0xec).inject(0, 0xec).entry(0).eoi(0, 0xec).pv_eoi(0, 0xec).exit(0)
+        .accept(0, 0xfd).accept(0, 0xfb).inject(0, 0xfd).entry(0).exit(0).eoi(0, 0xfd).msr(0, 0x40000070, 0).entry(0);
+    auto r = replay::replay(b.build());
+    CHECK(rules(r).empty());
+    CHECK(r.stats.auto_eoi_injections == 1);
+    CHECK(r.stats.eois_by_path.at("hyperv-msr") == 1);
+    CHECK(r.stats.eois_by_path.at("pv-eoi") == 1);
+    CHECK(r.final_state[0].isr.empty());
+    CHECK(r.final_state[0].irr.test(0xfb));
+}

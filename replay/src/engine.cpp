@@ -12,6 +12,7 @@ namespace {
 constexpr std::uint32_t kMsrPvEoiEn = 0x4b564d04;   // MSR_KVM_PV_EOI_EN
 constexpr std::uint32_t kMsrHvVpAssist = 0x40000073;
 constexpr std::uint32_t kMsrHvEoi = 0x40000070;
+constexpr std::uint32_t kMsrHvSint0 = 0x40000090;
 constexpr std::uint32_t kMsrX2apicTpr = 0x808, kMsrX2apicEoi = 0x80b, kMsrX2apicSpiv = 0x80f;
 constexpr int kRegTpr = 0x80, kRegEoi = 0xb0, kRegLdr = 0xd0, kRegDfr = 0xe0, kRegSpiv = 0xf0, kRegLvt0 = 0x350;
 
@@ -179,7 +180,12 @@ void Engine::on_event(const Event& e) {
     Vcpu* v = vcpu_of(e);
     if (!v) return;
     if (!v->s.synced) ++r_.stats.unsynced_events;
-    if (v->pending_eoi && e.kind != EventKind::PvEoi) {
+    // An EOI's path shows in what follows it on the thread: kvm_pv_eoi, or the MSR write
+    // that carried it (level EOIs first broadcast to the IOAPIC: kvm_ack_irq and the
+    // re-assertion come in between, so only these events decide).
+    const bool decides = e.kind == EventKind::Msr || e.kind == EventKind::Entry || e.kind == EventKind::Exit ||
+                         e.kind == EventKind::InjVirq || e.kind == EventKind::Eoi;
+    if (v->pending_eoi && decides) {
         EoiPath p = v->mmio_eoi_write ? EoiPath::XapicMmio : EoiPath::Other;
         if (e.kind == EventKind::Msr && e.get(slot::msr_write) == 1) {
             auto ecx = e.get(slot::msr_ecx).value_or(0);
@@ -328,6 +334,10 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
         v.accepted_at[u] = 0;
     }
     v.s.irr.clear(vec);
+    if (v.synic_auto_eoi.test(vec)) {  // auto-EOI: KVM takes it out of IRR and nothing enters ISR
+        ++r_.stats.auto_eoi_injections;
+        return;
+    }
     v.s.isr.set(vec);
     v.isr_cache = vec;
     v.injected_at[u] = e.ts.value();
@@ -453,6 +463,13 @@ void Engine::on_msr(const Event& e, Vcpu& v) {
         v.s.tpr = static_cast<int>(data & 0xff);
     } else if (ecx == kMsrX2apicSpiv) {
         v.apic_enabled = (data & 0x100) != 0;
+    } else if (ecx >= kMsrHvSint0 && ecx <= kMsrHvSint0 + 15) {
+        // SINTx: vector 7:0, masked 16, auto-EOI 17
+        const int vec = static_cast<int>(data & 0xff);
+        if (vec >= 16) {
+            if ((data >> 17) & 1) v.synic_auto_eoi.set(vec);
+            else v.synic_auto_eoi.clear(vec);
+        }
     }
 }
 

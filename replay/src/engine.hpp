@@ -24,6 +24,7 @@ struct Vcpu {
     bool dfr_cluster = false;
     int last_extint_vector = -1;  // ExtINT deliveries are re-injected outside ISR too
     bool lvt0_extint = false;     // LVT0 unmasked in ExtINT mode: the 8259 PIC delivers here
+    VectorSet synic_auto_eoi;     // Hyper-V SynIC SINTs with auto-EOI: never enter ISR
     // kernel's highest_isr_cache: last vector set in ISR, -1 after any EOI (current PV EOI rule)
     int isr_cache = -1;
     bool armed_2012 = false;
