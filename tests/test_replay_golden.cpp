@@ -23,3 +23,27 @@ TEST_CASE("check reports on the real captures match their golden files", "[repla
         }
     }
 }
+
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/replay/replay.hpp"
+
+TEST_CASE("counterfactual: exits saved predicted from feature-off captures match the feature-on captures", "[replay][predict]") {
+    using namespace irqflow;
+    auto stats = [](const char* name) { return replay::replay(load_trace(sample(name))).stats; };
+    // PV EOI: the off capture's predicted hit rate vs the on capture's measured one
+    const auto off = stats("pveoi-off.dat");
+    const auto on = stats("pveoi-on.dat");
+    const double predicted = static_cast<double>(off.predicted_pv_eoi_saved) / static_cast<double>(off.eois - off.eoi_nothing_in_service);
+    INFO("PV EOI hit rate: predicted " << predicted << ", measured " << on.pv_eoi_hit_rate);
+    CHECK(off.pv_eois == 0);
+    CHECK(std::abs(predicted - on.pv_eoi_hit_rate) < 0.05);
+    // PV IPI: ICR-write sends the hypercall would merge vs what the hypercalls saved
+    const auto ipi_off = stats("pvipi-off.dat");
+    CHECK(ipi_off.pv_ipi_hypercalls == 0);
+    std::uint64_t measured = 0;
+    for (const char* n : {"pveoi-on.dat", "pveoi-off.dat", "instance.dat"}) measured += stats(n).exits_saved_pv_ipi;
+    const double mean = static_cast<double>(measured) / 3.0;
+    INFO("PV IPI exits saved: predicted " << ipi_off.predicted_pv_ipi_saved << ", measured mean " << mean);
+    CHECK(static_cast<double>(ipi_off.predicted_pv_ipi_saved) > mean * 0.5);
+    CHECK(static_cast<double>(ipi_off.predicted_pv_ipi_saved) < mean * 2.0);
+}

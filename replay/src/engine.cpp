@@ -2,6 +2,7 @@
 #include "engine.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 
 #include "irqflow/capture/exit_reasons.hpp"
@@ -66,6 +67,8 @@ Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
     ioapic_.resize(t.vms.size());
     pic_.resize(t.vms.size());
     vm_x2apic_cluster_.resize(t.vms.size());
+    vm_x2apic_.resize(t.vms.size());
+    mask_vectors_.resize(t.vms.size());
     vm_apicv_active_.resize(t.vms.size());
     a2i_.resize(256);
     i2e_.resize(256);
@@ -152,6 +155,18 @@ void Engine::run() {
                     v->apic_enabled = false;  // SPIV resets to software-disabled
                 }
         }
+        if (e.vm.value() >= 0 && static_cast<std::size_t>(e.vm.value()) < mask_vectors_.size()) {
+            auto& mv = mask_vectors_[static_cast<std::size_t>(e.vm.value())];
+            if (e.kind == EventKind::ApicIpi) {
+                const auto dest = static_cast<std::uint32_t>(e.get(slot::ipi_dest_id).value_or(0));
+                const bool logical = e.get(slot::ipi_dest_mode).value_or(0) != 0;
+                const auto bits = std::popcount(dest > 0xff ? (dest & 0xffffu) : (dest & 0xffu));
+                if (e.get(slot::ipi_shorthand).value_or(0) >= 2 || (logical && bits >= 2))
+                    mv.set(static_cast<int>(e.get(slot::ipi_vec).value_or(0)));
+            } else if (e.kind == EventKind::Hypercall && e.get(slot::hc_nr) == 10) {
+                mv.set(static_cast<int>(e.get(slot::hc_a3).value_or(0) & 0xff));
+            }
+        }
         Vcpu* v = (e.kind == EventKind::Msr || e.kind == EventKind::PvEoi) ? vcpu_of(e) : nullptr;
         if (!v) continue;
         const std::size_t i = static_cast<std::size_t>(v - vcpus_.data());
@@ -193,6 +208,19 @@ void Engine::on_event(const Event& e) {
             if (ecx == kMsrHvEoi) p = EoiPath::HypervMsr;
         }
         resolve_eoi_path(*v, p);
+    }
+    // A multi-destination send without PV IPI is a run of ICR writes with nothing but
+    // their own exits in between; anything else the vCPU does ends the run.
+    if (v->icr_group.writes) {
+        bool part = e.kind == EventKind::Entry || e.kind == EventKind::ApicIpi || e.kind == EventKind::Apic ||
+                    e.kind == EventKind::Mmio || e.kind == EventKind::PageFault || e.kind == EventKind::Other;
+        if (e.kind == EventKind::Exit) {
+            const auto reason = e.get(slot::exit_reason).value_or(-1);
+            const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
+            part = isa == kIsaSvm ? (reason == 0x7c || reason == 0x400) : ((reason & 0xffff) == 32 || (reason & 0xffff) == 44 || (reason & 0xffff) == 56);
+        }
+        if (e.kind == EventKind::Msr) part = e.get(slot::msr_ecx) == 0x830;
+        if (!part) close_icr_group(*v);
     }
     switch (e.kind) {
     case EventKind::InjVirq: on_inject(e, *v); break;
@@ -351,6 +379,8 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
 void Engine::resolve_eoi_path(Vcpu& v, EoiPath p) {
     ++r_.stats.eois_by_path[to_string(p)];
     v.pending_eoi.reset();
+    // an EOI that exited, where PV EOI would have been armed: an exit it would save
+    if (p != EoiPath::PvEoi && p != EoiPath::Other && v.would_arm) ++r_.stats.predicted_pv_eoi_saved;
 }
 
 void Engine::on_eoi(const Event& e, Vcpu& v) {
@@ -428,7 +458,8 @@ void Engine::on_entry(const Event& e, Vcpu& v) {
     VectorSet settled = v.s.irr;
     for (int r = v.racing.highest(); r >= 0 && !settled.empty(); --r)
         if (v.racing.test(r)) settled.clear(r);
-    v.s.pv_eoi_armed = v.s.pv_eoi_enabled && settled.empty() && v.isr_cache >= 0 && !ioapic_handles(v, v.isr_cache);
+    v.would_arm = settled.empty() && v.isr_cache >= 0 && !ioapic_handles(v, v.isr_cache);
+    v.s.pv_eoi_armed = v.s.pv_eoi_enabled && v.would_arm;
     // 2012 series: a pending interrupt blocked by priority means nesting: disarm
     if (!v.s.irr.empty() && v.s.deliverable() < 0) v.armed_2012 = false;
     check_liveness_at_entry(e, v);
@@ -455,6 +486,7 @@ void Engine::on_msr(const Event& e, Vcpu& v) {
     if (e.get(slot::msr_write) != 1) return;
     const auto ecx = static_cast<std::uint32_t>(e.get(slot::msr_ecx).value_or(0));
     const auto data = e.get(slot::msr_data).value_or(0);
+    if (ecx >= 0x800 && ecx <= 0x8ff) vm_x2apic_[static_cast<std::size_t>(v.s.vm.value())] = true;
     if (ecx == kMsrPvEoiEn || ecx == kMsrHvVpAssist) {
         v.s.pv_eoi_enabled = (data & 1) != 0;
         v.s.pv_eoi_armed = false;
@@ -611,6 +643,7 @@ void Engine::finish() {
     for (auto& v : vcpus_)
         if (v.pending_eoi) resolve_eoi_path(v, v.mmio_eoi_write ? EoiPath::XapicMmio : EoiPath::Other);
     for (auto& [tid, list] : ipis_) close_ipis(Tid(tid));
+    for (auto& v : vcpus_) close_icr_group(v);
     for (int vec = 0; vec < 256; ++vec) {
         if (!a2i_[static_cast<std::size_t>(vec)].empty()) r_.stats.accept_to_inject[vec] = summarize(a2i_[static_cast<std::size_t>(vec)]);
         if (!i2e_[static_cast<std::size_t>(vec)].empty()) r_.stats.inject_to_eoi[vec] = summarize(i2e_[static_cast<std::size_t>(vec)]);

@@ -25,6 +25,14 @@ struct Vcpu {
     int last_extint_vector = -1;  // ExtINT deliveries are re-injected outside ISR too
     bool lvt0_extint = false;     // LVT0 unmasked in ExtINT mode: the 8259 PIC delivers here
     VectorSet synic_auto_eoi;     // Hyper-V SynIC SINTs with auto-EOI: never enter ISR
+    bool would_arm = false;       // counterfactual: armed at the last entry had PV EOI been on
+    // counterfactual PV IPI: the ICR writes of one send in progress
+    struct IcrGroup {
+        std::int64_t last_ts = 0;
+        int vector = -1, dm = -1;
+        std::set<std::uint32_t> dests;
+        int writes = 0;
+    } icr_group;
     // kernel's highest_isr_cache: last vector set in ISR, -1 after any EOI (current PV EOI rule)
     int isr_cache = -1;
     bool armed_2012 = false;
@@ -97,6 +105,7 @@ private:
     void on_wakeup(const Event& e, Vcpu& v);
 
     void resolve_eoi_path(Vcpu& v, EoiPath p);
+    void close_icr_group(Vcpu& v);
     void close_ipis(Tid tid);
     void check_liveness_at_entry(const Event& e, Vcpu& v);
     void finish();
@@ -132,6 +141,10 @@ private:
     // Whether an xAPIC logical destination (8-bit) addresses this vCPU; unknown LDR → nullopt.
     static std::optional<bool> logical_match(const Vcpu& v, std::uint32_t dst);
     std::vector<bool> vm_x2apic_cluster_;                   // guest uses logical (cluster) ICR writes
+    std::vector<bool> vm_x2apic_;                           // guest touched x2APIC MSRs (else xAPIC MMIO)
+    std::vector<VectorSet> mask_vectors_;                   // per VM: vectors the guest sends to several CPUs at once
+    // ICR writes (exits) a send to `dests` costs without PV IPI, by the guest's APIC mode.
+    std::uint64_t icr_writes_for(VmId vm, const std::set<std::uint32_t>& dests, bool logical) const;
     std::vector<bool> vm_apicv_active_;
     std::unordered_map<std::int32_t, std::vector<PendingIpi>> ipis_;  // by sender tid
     std::vector<std::uint64_t> eoi_slots_;                  // index into stats by path (resolved later)

@@ -2,6 +2,7 @@
 // of destinations; the kvm_apic_accept_irq events emitted on the sender's thread before
 // its next VM entry must match it (DESIGN §4).
 #include <cstdio>
+#include <cstdlib>
 
 #include "engine.hpp"
 
@@ -9,6 +10,9 @@ namespace irqflow::replay {
 namespace {
 
 constexpr std::int64_t kHcSendIpi = 10;  // KVM_HC_SEND_IPI
+// ICR writes of one send follow each other within a few exits; under nested TCG one
+// exit takes ~20 µs, so 500 µs separates sends without splitting one.
+constexpr std::int64_t kIcrGroupGapNs = 500'000;
 
 std::string ids_str(const std::set<std::uint32_t>& s) {
     std::string out;
@@ -37,14 +41,63 @@ void Engine::on_hypercall(const Event& e, Vcpu& v) {
         p.expected.insert(id);
         clusters.insert(id >> 4);
     }
-    // Without PV IPI: one ICR write per destination (x2APIC physical) or per cluster.
-    const std::size_t writes = vm_x2apic_cluster_[static_cast<std::size_t>(v.s.vm.value())] ? clusters.size() : p.expected.size();
+    const auto writes = icr_writes_for(v.s.vm, p.expected, vm_x2apic_cluster_[static_cast<std::size_t>(v.s.vm.value())]);
     if (writes > 1) r_.stats.exits_saved_pv_ipi += writes - 1;
     ipis_[v.tid.value()].push_back(std::move(p));
 }
 
+std::uint64_t Engine::icr_writes_for(VmId vm, const std::set<std::uint32_t>& dests, bool logical) const {
+    if (dests.empty()) return 0;
+    if (vm_x2apic_[static_cast<std::size_t>(vm.value())]) {
+        if (!logical) return dests.size();  // x2APIC physical: one MSR write per destination
+        std::set<std::uint32_t> clusters;
+        for (auto id : dests) clusters.insert(id >> 4);
+        return clusters.size();  // x2APIC cluster: one per cluster
+    }
+    // xAPIC: ICR2 then ICR, two exits per write pair; flat logical mode reaches up to
+    // eight CPUs with one pair, physical mode needs a pair per destination.
+    return logical ? 2 : 2 * dests.size();
+}
+
+void Engine::close_icr_group(Vcpu& v) {
+    auto& g = v.icr_group;
+    const bool x2apic = v.s.vm.value() >= 0 && vm_x2apic_[static_cast<std::size_t>(v.s.vm.value())];
+    // x2APIC guests use the hypercall only for sends to several CPUs; xAPIC guests for
+    // every send (it replaces the ICR2+ICR write pair). A run of writes is one send to
+    // several CPUs only if each destination appears once and the vector is one this
+    // guest sends to masks (seen with a shorthand, a multi-bit logical destination or
+    // a PV IPI hypercall somewhere in the trace); otherwise it is single sends in a row.
+    const bool mask_send = g.writes >= 2 && g.dests.size() == static_cast<std::size_t>(g.writes) &&
+                           mask_vectors_[static_cast<std::size_t>(v.s.vm.value())].test(g.vector);
+    if (mask_send || (!x2apic && g.writes == 1)) {
+        std::set<std::uint32_t> windows;  // one hypercall per 128-id window the destinations span
+        const std::uint32_t base = g.dests.empty() ? 0 : *g.dests.begin();
+        for (auto id : g.dests) windows.insert((id - base) / 128);
+        const std::uint64_t exits = x2apic ? static_cast<std::uint64_t>(g.writes) : 2ULL * static_cast<std::uint64_t>(g.writes);
+        if (mask_send) ++r_.stats.icr_sends_multi;
+        if (exits > windows.size()) r_.stats.predicted_pv_ipi_saved += exits - windows.size();
+    }
+    g = Vcpu::IcrGroup{};
+}
+
 void Engine::on_icr(const Event& e, Vcpu& v) {
     ++r_.stats.icr_ipis;
+    {
+        // Counterfactual PV IPI: Linux sends to a CPU mask as back-to-back ICR writes of
+        // one vector (one per destination, or per cluster); a hypercall would do it once.
+        auto& g = v.icr_group;
+        const int gvec = static_cast<int>(e.get(slot::ipi_vec).value_or(0));
+        const int gdm = static_cast<int>(e.get(slot::ipi_dm).value_or(0));
+        const bool plain = e.get(slot::ipi_shorthand).value_or(0) == 0 && (gdm == 0 || gdm == 4);
+        if (!plain || gvec != g.vector || gdm != g.dm || e.ts.value() - g.last_ts > kIcrGroupGapNs) close_icr_group(v);
+        if (plain) {
+            g.vector = gvec;
+            g.dm = gdm;
+            g.last_ts = e.ts.value();
+            g.dests.insert(static_cast<std::uint32_t>(e.get(slot::ipi_dest_id).value_or(0)));
+            ++g.writes;
+        }
+    }
     const auto dest = static_cast<std::uint32_t>(e.get(slot::ipi_dest_id).value_or(0));
     const int vec = static_cast<int>(e.get(slot::ipi_vec).value_or(0));
     const int dm = static_cast<int>(e.get(slot::ipi_dm).value_or(0));

@@ -36,5 +36,6 @@ int cmd_events(Args& a);
 int cmd_stats(Args& a);
 int cmd_record(Args& a);
 int cmd_check(Args& a);
+int cmd_predict(Args& a);
 
 }  // namespace irqflow::cli

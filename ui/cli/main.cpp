@@ -16,6 +16,8 @@ const char* kUsage =
     "      counts per event name, per vCPU, exits per reason, lost events\n"
     "  check TRACE [--serial LOG] [--json] [--semantics auto|2012|current]\n"
     "      replay the local APICs, PV EOI and IPIs; exit 1 on divergences or liveness failures\n"
+    "  predict TRACE [--json]\n"
+    "      exits PV EOI / PV IPI would save (captures with them off) or did save (on)\n"
     "  record -o OUT.dat [--duration S] [--pid QEMU_PID] [--buffer-kb N] [-- CMD ...]\n"
     "      record kvm tracepoints live into a trace.dat (root; private tracefs instance)\n"
     "\n"
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
         if (cmd == "stats") return cmd_stats(args);
         if (cmd == "record") return cmd_record(args);
         if (cmd == "check") return cmd_check(args);
+        if (cmd == "predict") return cmd_predict(args);
         std::cerr << "irqflow: unknown command \"" << cmd << "\"\n" << kUsage;
         return kExitUsage;
     } catch (const UsageError& e) {

@@ -49,6 +49,13 @@ struct ReplayStats {
     std::map<std::string, std::uint64_t> exits_by_reason;
     std::uint64_t exits_saved_pv_eoi = 0;  // one per kvm_pv_eoi
     std::uint64_t exits_saved_pv_ipi = 0;  // per hypercall: the ICR writes it replaced - 1
+    // Counterfactuals (DESIGN §7), meaningful on captures with the feature off:
+    // EOI exits that PV EOI would have saved (a real EOI while the arming rule would
+    // have armed it), and ICR writes of one multi-destination send that a PV IPI
+    // hypercall would have replaced (minus the hypercalls themselves).
+    std::uint64_t predicted_pv_eoi_saved = 0;
+    std::uint64_t predicted_pv_ipi_saved = 0;
+    std::uint64_t icr_sends_multi = 0;  // groups of ICR writes forming one multi-destination send
     std::map<int, Latency> accept_to_inject;  // by vector
     std::map<int, Latency> inject_to_eoi;
     std::uint64_t unsynced_events = 0;    // vCPU events seen while its state was unknown
