@@ -259,3 +259,30 @@ TEST_CASE("Hyper-V: SynIC auto-EOI vectors never enter ISR; VP-assist EOIs use t
     CHECK(r.final_state[0].isr.empty());
     CHECK(r.final_state[0].irr.test(0xfb));
 }
+
+TEST_CASE("without the reinjected field, a delivery cut short by an exit is re-injected", "[replay][lapic]") {
+    // older kernels: kvm_inj_virq has only the vector; the exit's exit_int_info says
+    // the delivery of 0xec was interrupted (valid, external interrupt)
+    TraceBuilder b(1);
+    b.accept(0, 0xec).inject(0, 0xec).entry(0);
+    Trace t = b.build();
+    Event exit = t.events.back();
+    exit.kind = EventKind::Exit;
+    exit.name_id = t.intern("kvm_exit");
+    exit.present = 0;
+    exit.set(slot::exit_reason, 0x400);
+    exit.set(slot::exit_isa, 2);
+    exit.set(slot::exit_intr_info, 0x800000ec);
+    exit.ts = TimestampNs(exit.ts.value() + 1000);
+    Event inj = exit;
+    inj.kind = EventKind::InjVirq;
+    inj.name_id = t.intern("kvm_inj_virq");
+    inj.present = 0;
+    inj.set(slot::inj_vector, 0xec);  // no soft / reinjected fields
+    inj.ts = TimestampNs(exit.ts.value() + 1000);
+    t.events.push_back(exit);
+    t.events.push_back(inj);
+    auto r = replay::replay(t);
+    CHECK(rules(r).empty());
+    CHECK(r.stats.reinjections == 1);
+}

@@ -31,8 +31,6 @@ std::string set_str(const VectorSet& s) {
     return out + "}";
 }
 
-std::int64_t key(VmId vm, VcpuId vcpu) { return (static_cast<std::int64_t>(vm.value()) << 32) | static_cast<std::uint32_t>(vcpu.value()); }
-
 bool is_hlt_exit(const Event& e) {
     auto r = e.get(slot::exit_reason);
     auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
@@ -54,6 +52,7 @@ const char* to_string(EoiPath p) {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics) : t_(t), o_(o), sem_(semantics) {
     r_.semantics = semantics;
+    index_.resize(t.vms.size());
     for (const auto& vm : t.vms)
         for (const auto& c : vm.vcpus) {
             Vcpu v;
@@ -61,13 +60,17 @@ Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
             v.s.vcpu = c.id;
             v.s.apic = c.apic;
             v.tid = c.tid;
-            index_[key(vm.id, c.id)] = vcpus_.size();
+            auto& row = index_[static_cast<std::size_t>(vm.id.value())];
+            if (static_cast<std::size_t>(c.id.value()) >= row.size()) row.resize(static_cast<std::size_t>(c.id.value()) + 1, -1);
+            row[static_cast<std::size_t>(c.id.value())] = static_cast<int>(vcpus_.size());
             vcpus_.push_back(v);
         }
     ioapic_.resize(t.vms.size());
+    ioapic_candidates_.resize(t.vms.size());
     pic_.resize(t.vms.size());
     vm_x2apic_cluster_.resize(t.vms.size());
     vm_x2apic_.resize(t.vms.size());
+    vm_seen_.resize(t.vms.size());
     mask_vectors_.resize(t.vms.size());
     vm_apicv_active_.resize(t.vms.size());
     a2i_.resize(256);
@@ -75,10 +78,11 @@ Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
 }
 
 Vcpu* Engine::vcpu_of(const Event& e) {
-    if (e.vcpu == kUnknownVcpu) return nullptr;
-    auto it = index_.find(key(e.vm, e.vcpu));
-    if (it == index_.end()) return nullptr;
-    Vcpu& v = vcpus_[it->second];
+    const auto vm = e.vm.value(), id = e.vcpu.value();
+    if (vm < 0 || id < 0 || static_cast<std::size_t>(vm) >= index_.size()) return nullptr;
+    const auto& row = index_[static_cast<std::size_t>(vm)];
+    if (static_cast<std::size_t>(id) >= row.size() || row[static_cast<std::size_t>(id)] < 0) return nullptr;
+    Vcpu& v = vcpus_[static_cast<std::size_t>(row[static_cast<std::size_t>(id)])];
     return v.tid == e.tid ? &v : nullptr;  // only events from the vCPU's own thread
 }
 
@@ -101,6 +105,7 @@ std::vector<Vcpu*> Engine::vcpus_of_vm(VmId vm) {
 // port on vCPU 1 and for virtio-blk, level, on vCPU 2), so it is per vCPU.
 bool Engine::ioapic_handles(const Vcpu& v, int vector) const {
     if (vector < 16 || v.s.vm.value() < 0 || static_cast<std::size_t>(v.s.vm.value()) >= ioapic_.size()) return false;
+    if (!ioapic_candidates_[static_cast<std::size_t>(v.s.vm.value())].test(vector)) return false;
     const auto& pins = ioapic_[static_cast<std::size_t>(v.s.vm.value())];
     for (std::size_t i = 0; i < pins.size(); ++i) {
         const auto& p = pins[i];
@@ -140,48 +145,39 @@ void Engine::report(Rule r, const Event& e, VmId vm, VcpuId vcpu, std::string ex
 }
 
 void Engine::run() {
-    // What the trace says about the start: a VM whose first entry is at the reset
-    // vector was recorded from boot (all its APICs empty); PV EOI used before any
-    // enabling MSR write means it was enabled before the capture started.
-    std::vector<bool> vm_seen(t_.vms.size());
-    std::vector<bool> msr_seen(vcpus_.size());
-    for (const auto& e : t_.events) {
-        if (e.kind == EventKind::Entry && e.vm.value() >= 0 && !vm_seen[static_cast<std::size_t>(e.vm.value())]) {
-            vm_seen[static_cast<std::size_t>(e.vm.value())] = true;
-            if (e.get(slot::entry_rip) == 0xfff0)
-                for (auto* v : vcpus_of_vm(e.vm)) {
-                    v->s.synced = true;
-                    v->isr_known = true;
-                    v->apic_enabled = false;  // SPIV resets to software-disabled
-                }
-        }
-        if (e.vm.value() >= 0 && static_cast<std::size_t>(e.vm.value()) < mask_vectors_.size()) {
-            auto& mv = mask_vectors_[static_cast<std::size_t>(e.vm.value())];
-            if (e.kind == EventKind::ApicIpi) {
-                const auto dest = static_cast<std::uint32_t>(e.get(slot::ipi_dest_id).value_or(0));
-                const bool logical = e.get(slot::ipi_dest_mode).value_or(0) != 0;
-                const auto bits = std::popcount(dest > 0xff ? (dest & 0xffffu) : (dest & 0xffu));
-                if (e.get(slot::ipi_shorthand).value_or(0) >= 2 || (logical && bits >= 2))
-                    mv.set(static_cast<int>(e.get(slot::ipi_vec).value_or(0)));
-            } else if (e.kind == EventKind::Hypercall && e.get(slot::hc_nr) == 10) {
-                mv.set(static_cast<int>(e.get(slot::hc_a3).value_or(0) & 0xff));
-            }
-        }
-        Vcpu* v = (e.kind == EventKind::Msr || e.kind == EventKind::PvEoi) ? vcpu_of(e) : nullptr;
-        if (!v) continue;
-        const std::size_t i = static_cast<std::size_t>(v - vcpus_.data());
-        if (e.kind == EventKind::Msr && e.get(slot::msr_write) == 1) {
-            auto ecx = e.get(slot::msr_ecx).value_or(0);
-            if (ecx == kMsrPvEoiEn || ecx == kMsrHvVpAssist) msr_seen[i] = true;
-        }
-        if (e.kind == EventKind::PvEoi && !msr_seen[i]) v->s.pv_eoi_enabled = true;
-    }
     for (const auto& e : t_.events) on_event(e);
     finish();
 }
 
+// What the trace says about its start, learnt as it goes (one pass over the events):
+// a VM whose first entry is at the reset vector was recorded from boot (all its APICs
+// empty); a vector a guest sends to several CPUs at once marks ICR runs of it as
+// multi-destination sends (for the PV IPI prediction).
+void Engine::learn(const Event& e) {
+    const auto vm = e.vm.value();
+    if (vm < 0 || static_cast<std::size_t>(vm) >= vm_seen_.size()) return;
+    if (e.kind == EventKind::Entry && !vm_seen_[static_cast<std::size_t>(vm)]) {
+        vm_seen_[static_cast<std::size_t>(vm)] = true;
+        if (e.get(slot::entry_rip) == 0xfff0)
+            for (auto* v : vcpus_of_vm(e.vm)) {
+                v->s.synced = true;
+                v->isr_known = true;
+                v->apic_enabled = false;  // SPIV resets to software-disabled
+            }
+    } else if (e.kind == EventKind::ApicIpi) {
+        const auto dest = static_cast<std::uint32_t>(e.get(slot::ipi_dest_id).value_or(0));
+        const bool logical = e.get(slot::ipi_dest_mode).value_or(0) != 0;
+        const auto bits = std::popcount(dest > 0xff ? (dest & 0xffffu) : (dest & 0xffu));
+        if (e.get(slot::ipi_shorthand).value_or(0) >= 2 || (logical && bits >= 2))
+            mask_vectors_[static_cast<std::size_t>(vm)].set(static_cast<int>(e.get(slot::ipi_vec).value_or(0)));
+    } else if (e.kind == EventKind::Hypercall && e.get(slot::hc_nr) == 10) {
+        mask_vectors_[static_cast<std::size_t>(vm)].set(static_cast<int>(e.get(slot::hc_a3).value_or(0) & 0xff));
+    }
+}
+
 void Engine::on_event(const Event& e) {
     ++r_.stats.events;
+    if (e.kind == EventKind::Entry || e.kind == EventKind::ApicIpi || e.kind == EventKind::Hypercall) learn(e);
     switch (e.kind) {
     case EventKind::Lost: on_gap(e); return;
     case EventKind::ApicvInhibitChanged: on_apicv(e); return;
@@ -284,6 +280,7 @@ void Engine::on_accept(const Event& e) {
         d->level_rounds = 0;
     }
     d->level_eoi_just_done = false;
+    if (d->s.irr.test(vec)) ++r_.stats.coalesced_accepts;
     d->s.irr.set(vec);
     if (level) d->s.tmr.set(vec);
     else d->s.tmr.clear(vec);
@@ -299,7 +296,11 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
     const int vec = static_cast<int>(e.get(slot::inj_vector).value_or(-1));
     ++r_.stats.injections;
     if (e.get(slot::inj_soft).value_or(0)) { ++r_.stats.soft_injections; return; }
-    const bool reinjected = e.get(slot::inj_reinjected).value_or(0) != 0;
+    // Kernels before the `reinjected` field: the same vector right after an exit whose
+    // exit_int_info shows its delivery was cut short is a re-injection.
+    const auto flag = e.get(slot::inj_reinjected);
+    const bool reinjected = flag ? *flag != 0 : vec == v.interrupted_vector;
+    v.interrupted_vector = -1;
     if (reinjected) {
         ++r_.stats.reinjections;
         if (v.s.synced && !v.s.isr.test(vec) && vec != v.last_extint_vector)
@@ -330,31 +331,35 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
     v.last_extint_vector = -1;
     if (v.s.synced && !vm_apicv_active_[static_cast<std::size_t>(v.s.vm.value())]) {
         ++r_.stats.injections_checked;
-        std::vector<std::pair<std::uint64_t, std::string>> chain;
-        if (v.accept_record[u]) chain.push_back({v.accept_record[u], "accepted " + vec_str(vec)});
+        auto chain = [&] {  // built only for a finding
+            std::vector<std::pair<std::uint64_t, std::string>> c;
+            if (v.accept_record[u]) c.push_back({v.accept_record[u], "accepted " + vec_str(vec)});
+            return c;
+        };
         int expected = v.s.deliverable();
         if (expected != vec && expected >= 0 && v.racing.test(expected)) {
             // the higher vector may have landed after KVM looked: judge without it
             VcpuState without = v.s;
-            for (int r = 0; r < 256; ++r)
-                if (v.racing.test(r) && r != vec) without.irr.clear(r);
+            const bool keep = v.racing.test(vec);
+            without.irr = without.irr.minus(v.racing);
+            if (keep) without.irr.set(vec);
             if (without.deliverable() == vec) expected = vec;
         }
         if (vec < 16) {
             report(Rule::VectorIllegal, e, v.s.vm, v.s.vcpu, "vector >= 16", "injection of " + vec_str(vec));
         } else if (!v.s.irr.test(vec)) {
             report(Rule::InjNotPending, e, v.s.vm, v.s.vcpu, "injection of a pending vector: IRR " + set_str(v.s.irr),
-                   "injection of " + vec_str(vec), chain);
+                   "injection of " + vec_str(vec), chain());
         } else if (expected < 0) {
             report(Rule::InjBlockedByPriority, e, v.s.vm, v.s.vcpu,
                    "no injection: PPR " + vec_str(v.s.ppr()) + " blocks IRR " + set_str(v.s.irr),
-                   "injection of " + vec_str(vec), chain);
+                   "injection of " + vec_str(vec), chain());
         } else if (expected != vec) {
             report(Rule::InjNotHighest, e, v.s.vm, v.s.vcpu, "injection of " + vec_str(expected) + " (highest deliverable in IRR " + set_str(v.s.irr) + ")",
-                   "injection of " + vec_str(vec), chain);
+                   "injection of " + vec_str(vec), chain());
         } else if (!v.s.isr.empty() && priority_class(vec) <= priority_class(v.s.isr.highest())) {
             report(Rule::IsrOrder, e, v.s.vm, v.s.vcpu, "a vector of a class above " + vec_str(v.s.isr.highest()),
-                   "nested injection of " + vec_str(vec), chain);
+                   "nested injection of " + vec_str(vec), chain());
         }
     }
     if (v.accepted_at[u]) {
@@ -429,6 +434,11 @@ void Engine::on_pv_eoi(const Event& e, Vcpu& v) {
     const int vec = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
     ++r_.stats.pv_eois;
     ++r_.stats.exits_saved_pv_eoi;
+    if (!v.pv_eoi_msr_seen && !v.s.pv_eoi_enabled) {
+        // used before any enabling MSR write in the trace: enabled before the capture
+        v.s.pv_eoi_enabled = true;
+        v.s.pv_eoi_armed = v.would_arm;
+    }
     if (v.pending_eoi && v.pending_eoi->first == vec) resolve_eoi_path(v, EoiPath::PvEoi);
     if (!v.s.synced || vm_apicv_active_[static_cast<std::size_t>(v.s.vm.value())]) return;
     if (v.last_eoi_vector != vec) {
@@ -450,14 +460,23 @@ void Engine::on_pv_eoi(const Event& e, Vcpu& v) {
 
 void Engine::on_entry(const Event& e, Vcpu& v) {
     close_ipis(v.tid);
+    if (e.get(slot::entry_rip) == 0xfff0 && (v.s.isr.count() || v.s.irr.count() || !v.s.synced)) {
+        // entering at the reset vector: a (re)booted vCPU, its local APIC freshly reset
+        v.s.irr.reset();
+        v.s.isr.reset();
+        v.s.tmr.reset();
+        v.isr_cache = -1;
+        v.apic_enabled = false;
+        v.lvt0_extint = false;
+        v.s.synced = true;
+        v.isr_known = true;
+    }
     v.mmio_eoi_write = false;
     v.in_hlt = false;
     // current kernels: armed before entry only if enabled, IRR empty, the ISR cache
     // valid (a vector set since the last EOI) and not an IOAPIC-handled vector. IRR
     // counts as empty if only vectors racing in from other CPUs are there.
-    VectorSet settled = v.s.irr;
-    for (int r = v.racing.highest(); r >= 0 && !settled.empty(); --r)
-        if (v.racing.test(r)) settled.clear(r);
+    const VectorSet settled = v.s.irr.minus(v.racing);
     v.would_arm = settled.empty() && v.isr_cache >= 0 && !ioapic_handles(v, v.isr_cache);
     v.s.pv_eoi_armed = v.s.pv_eoi_enabled && v.would_arm;
     // 2012 series: a pending interrupt blocked by priority means nesting: disarm
@@ -468,14 +487,17 @@ void Engine::on_entry(const Event& e, Vcpu& v) {
 void Engine::on_exit(const Event& e, Vcpu& v) {
     close_ipis(v.tid);
     v.racing.reset();
+    // exit_int_info (intr_info on SVM, IDT-vectoring on VMX): valid bit 31, type 10:8
+    // (0 = external interrupt), vector 7:0
+    const auto info = e.get(slot::exit_intr_info).value_or(0);
+    v.interrupted_vector = ((info >> 31) & 1) && ((info >> 8) & 7) == 0 ? static_cast<int>(info & 0xff) : -1;
     // interrupt-window (SVM VINTR, VMX 7) and HLT exits: the guest could take interrupts
     const auto reason = e.get(slot::exit_reason).value_or(-1);
     const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
     if (is_hlt_exit(e) || (isa == kIsaSvm && reason == 0x64) || (isa == kIsaVmx && (reason & 0xffff) == 7))
         ++v.windows_while_deliverable;
     ++r_.stats.exits;
-    auto name = exit_reason_name(e);
-    ++r_.stats.exits_by_reason[name.empty() ? "unknown" : std::string(name)];
+    ++exits_by_code_[(e.get(slot::exit_isa).value_or(kIsaVmx) << 32) | (e.get(slot::exit_reason).value_or(-1) & 0xffffffff)];
     if (is_hlt_exit(e)) {
         v.in_hlt = true;
         v.accepted_since_hlt.reset();
@@ -488,6 +510,7 @@ void Engine::on_msr(const Event& e, Vcpu& v) {
     const auto data = e.get(slot::msr_data).value_or(0);
     if (ecx >= 0x800 && ecx <= 0x8ff) vm_x2apic_[static_cast<std::size_t>(v.s.vm.value())] = true;
     if (ecx == kMsrPvEoiEn || ecx == kMsrHvVpAssist) {
+        v.pv_eoi_msr_seen = true;
         v.s.pv_eoi_enabled = (data & 1) != 0;
         v.s.pv_eoi_armed = false;
         v.armed_2012 = false;
@@ -527,10 +550,16 @@ void Engine::on_ioapic(const Event& e) {
     const auto pin = e.get(0).value_or(-1);
     if (pin < 0 || pin >= 24) return;
     auto& p = ioapic_[static_cast<std::size_t>(e.vm.value())][static_cast<std::size_t>(pin)];
-    p.dst = static_cast<std::uint32_t>(e.get(1).value_or(0));
-    p.vec = static_cast<int>(e.get(2).value_or(0));
-    p.logical = e.get(4).value_or(0) != 0;
-    p.level = e.get(5).value_or(0) != 0;
+    const IoapicPin now{static_cast<int>(e.get(2).value_or(0)), e.get(5).value_or(0) != 0,
+                        static_cast<std::uint32_t>(e.get(1).value_or(0)), e.get(4).value_or(0) != 0};
+    if (now.vec == p.vec && now.level == p.level && now.dst == p.dst && now.logical == p.logical) return;
+    p = now;
+    auto& cand = ioapic_candidates_[static_cast<std::size_t>(e.vm.value())];
+    cand.reset();
+    for (std::size_t i = 0; i < 24; ++i) {
+        const auto& q = ioapic_[static_cast<std::size_t>(e.vm.value())][i];
+        if ((q.level || i == 8) && q.vec >= 16) cand.set(q.vec);
+    }
 }
 
 void Engine::on_pio(const Event& e) {
@@ -647,6 +676,10 @@ void Engine::finish() {
     for (int vec = 0; vec < 256; ++vec) {
         if (!a2i_[static_cast<std::size_t>(vec)].empty()) r_.stats.accept_to_inject[vec] = summarize(a2i_[static_cast<std::size_t>(vec)]);
         if (!i2e_[static_cast<std::size_t>(vec)].empty()) r_.stats.inject_to_eoi[vec] = summarize(i2e_[static_cast<std::size_t>(vec)]);
+    }
+    for (const auto& [code, n] : exits_by_code_) {
+        auto name = exit_reason_name(static_cast<std::int64_t>(code & 0xffffffff), code >> 32);
+        r_.stats.exits_by_reason[name.empty() ? "unknown" : std::string(name)] += n;
     }
     const auto real = r_.stats.eois - r_.stats.eoi_nothing_in_service;
     r_.stats.pv_eoi_hit_rate = real ? static_cast<double>(r_.stats.pv_eois) / static_cast<double>(real) : 0.0;

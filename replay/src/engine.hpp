@@ -26,6 +26,8 @@ struct Vcpu {
     bool lvt0_extint = false;     // LVT0 unmasked in ExtINT mode: the 8259 PIC delivers here
     VectorSet synic_auto_eoi;     // Hyper-V SynIC SINTs with auto-EOI: never enter ISR
     bool would_arm = false;       // counterfactual: armed at the last entry had PV EOI been on
+    bool pv_eoi_msr_seen = false;
+    int interrupted_vector = -1;  // the last exit cut this vector's delivery short (exit_int_info) // the guest wrote the PV EOI / VP assist MSR in the trace
     // counterfactual PV IPI: the ICR writes of one send in progress
     struct IcrGroup {
         std::int64_t last_ts = 0;
@@ -109,6 +111,7 @@ private:
     void close_ipis(Tid tid);
     void check_liveness_at_entry(const Event& e, Vcpu& v);
     void finish();
+    void learn(const Event& e);
 
     void report(Rule r, const Event& e, VmId vm, VcpuId vcpu, std::string expected, std::string observed,
                 std::vector<std::pair<std::uint64_t, std::string>> chain = {});
@@ -121,7 +124,8 @@ private:
     ReplayOptions o_;
     PvEoiSemantics sem_;
     std::vector<Vcpu> vcpus_;
-    std::unordered_map<std::int64_t, std::size_t> index_;  // (vm << 32 | vcpu) → vcpus_
+    std::vector<std::vector<int>> index_;                   // [vm][vcpu] → vcpus_ index, -1 if none
+    std::unordered_map<std::int64_t, std::uint64_t> exits_by_code_;  // (isa << 32 | reason) → count; named at the end
     struct IoapicPin {
         int vec = -1;
         bool level = false;
@@ -129,6 +133,7 @@ private:
         bool logical = false;
     };
     std::vector<std::array<IoapicPin, 24>> ioapic_;         // per VM: redirection entries seen
+    std::vector<VectorSet> ioapic_candidates_;              // per VM: vectors of level/RTC pins (quick reject)
     // per VM: the 8259 vector bases (ICW2) the guest programmed, -1 until seen
     struct Pic {
         int base[2] = {-1, -1};
@@ -142,6 +147,7 @@ private:
     static std::optional<bool> logical_match(const Vcpu& v, std::uint32_t dst);
     std::vector<bool> vm_x2apic_cluster_;                   // guest uses logical (cluster) ICR writes
     std::vector<bool> vm_x2apic_;                           // guest touched x2APIC MSRs (else xAPIC MMIO)
+    std::vector<bool> vm_seen_;                             // per VM: first entry seen
     std::vector<VectorSet> mask_vectors_;                   // per VM: vectors the guest sends to several CPUs at once
     // ICR writes (exits) a send to `dests` costs without PV IPI, by the guest's APIC mode.
     std::uint64_t icr_writes_for(VmId vm, const std::set<std::uint32_t>& dests, bool logical) const;

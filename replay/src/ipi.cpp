@@ -161,12 +161,15 @@ void Engine::close_ipis(Tid tid) {
         Event at;
         at.ts = p.ts;
         at.record = p.record;
-        char what[96];
-        std::snprintf(what, sizeof what, "%s, vector 0x%02x", p.what, p.vector);
+        auto what = [&p] {  // built only for a finding
+            char b[96];
+            std::snprintf(b, sizeof b, "%s, vector 0x%02x", p.what, p.vector);
+            return std::string(b);
+        };
         if (p.lowest_priority) {
             if (p.received.size() != 1 || (!p.expected.empty() && !p.expected.count(*p.received.begin())))
                 report(p.received.empty() ? Rule::IpiMissingDest : Rule::IpiExtraDest, at, p.vm, p.sender,
-                       std::string(what) + ": one of APIC ids " + ids_str(p.expected) + " (lowest priority)",
+                       what() + ": one of APIC ids " + ids_str(p.expected) + " (lowest priority)",
                        "delivered to " + ids_str(p.received));
             continue;
         }
@@ -176,10 +179,10 @@ void Engine::close_ipis(Tid tid) {
         for (auto id : p.received)
             if (p.exact && !p.expected.count(id)) extra.insert(id);
         if (p.exact && !missing.empty())
-            report(Rule::IpiMissingDest, at, p.vm, p.sender, std::string(what) + " to APIC ids " + ids_str(p.expected),
+            report(Rule::IpiMissingDest, at, p.vm, p.sender, what() + " to APIC ids " + ids_str(p.expected),
                    "no interrupt for " + ids_str(missing) + "; delivered to " + ids_str(p.received));
         if (!extra.empty())
-            report(Rule::IpiExtraDest, at, p.vm, p.sender, std::string(what) + " to APIC ids " + ids_str(p.expected),
+            report(Rule::IpiExtraDest, at, p.vm, p.sender, what() + " to APIC ids " + ids_str(p.expected),
                    "also delivered to " + ids_str(extra));
     }
     ipis_.erase(it);

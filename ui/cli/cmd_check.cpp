@@ -110,6 +110,9 @@ void print_json(const ReplayResult& r) {
         js.key("eoi_nothing_in_service") << s.eoi_nothing_in_service;
         js.key("reinjections") << s.reinjections;
         js.key("extint_injections") << s.extint_injections;
+        js.key("auto_eoi_injections") << s.auto_eoi_injections;
+        js.key("coalesced_accepts") << s.coalesced_accepts;
+        js.key("unsynced_events") << s.unsynced_events;
         {
             JsonObject jp(js.key("eois_by_path"));
             for (const auto& [k, v] : s.eois_by_path) jp.key(k) << v;

@@ -39,6 +39,7 @@ struct ReplayStats {
     std::uint64_t events = 0;
     std::uint64_t injections = 0, injections_checked = 0, reinjections = 0, extint_injections = 0, soft_injections = 0;
     std::uint64_t auto_eoi_injections = 0;  // Hyper-V SynIC auto-EOI vectors
+    std::uint64_t coalesced_accepts = 0;    // accepted while already pending: merged (lost-edge risk)
     std::uint64_t eois = 0, eois_checked = 0, eoi_nothing_in_service = 0;
     std::map<std::string, std::uint64_t> eois_by_path;  // x2apic-msr, xapic-mmio, hyperv-msr, pv-eoi, other
     std::uint64_t pv_eois = 0;

@@ -23,6 +23,12 @@ public:
         return -1;
     }
     void reset() { w_ = {}; }
+    // This set without the members of `o`.
+    VectorSet minus(const VectorSet& o) const {
+        VectorSet r;
+        for (std::size_t i = 0; i < 4; ++i) r.w_[i] = w_[i] & ~o.w_[i];
+        return r;
+    }
     bool operator==(const VectorSet&) const = default;
     const std::array<std::uint64_t, 4>& words() const { return w_; }
 
