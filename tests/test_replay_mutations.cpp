@@ -25,6 +25,14 @@ bool real_injection(const Event& e) {
     return is(e, EventKind::InjVirq) && !e.get(slot::inj_soft).value_or(0) && !e.get(slot::inj_reinjected).value_or(0);
 }
 
+// Injections of local-APIC vectors (the 8259's, below 0x40 here, never reach IRR/ISR).
+std::vector<std::size_t> lapic_injections(const Trace& t) {
+    std::vector<std::size_t> c;
+    for (std::size_t i = 0; i < t.events.size(); ++i)
+        if (real_injection(t.events[i]) && t.events[i].get(slot::inj_vector).value_or(0) >= 0x40) c.push_back(i);
+    return c;
+}
+
 struct Mutation {
     const char* name;
     std::set<std::string> catches;  // rules that detect this fault
@@ -72,23 +80,13 @@ std::vector<Mutation> mutations() {
                      t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i));
                  }});
     m.push_back({"change an injected vector", {"INJ-NOT-PENDING", "INJ-NOT-HIGHEST", "EOI-NOT-HIGHEST-ISR"},
-                 [](const Trace& t) {
-                     std::vector<std::size_t> c;
-                     for (std::size_t i = 0; i < t.events.size(); ++i)
-                         if (real_injection(t.events[i]) && t.events[i].get(slot::inj_vector).value_or(0) >= 0x40) c.push_back(i);
-                     return c;
-                 },
+                 lapic_injections,
                  [](Trace& t, std::size_t i) {
                      auto v = t.events[i].get(slot::inj_vector).value_or(0);
                      t.events[i].set(slot::inj_vector, v == 0xe9 ? 0xe8 : 0xe9);  // a vector Linux never uses here
                  }});
     m.push_back({"duplicate an injection", {"INJ-NOT-PENDING", "INJ-BLOCKED-BY-PPR", "ISR-ORDER"},
-                 [](const Trace& t) {
-                     std::vector<std::size_t> c;
-                     for (std::size_t i = 0; i < t.events.size(); ++i)
-                         if (real_injection(t.events[i]) && t.events[i].get(slot::inj_vector).value_or(0) >= 0x40) c.push_back(i);
-                     return c;
-                 },
+                 lapic_injections,
                  [](Trace& t, std::size_t i) {
                      Event copy = t.events[i];
                      t.events.insert(t.events.begin() + static_cast<std::ptrdiff_t>(i) + 1, copy);

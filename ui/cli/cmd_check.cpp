@@ -113,19 +113,13 @@ void print_json(const ReplayResult& r) {
         js.key("auto_eoi_injections") << s.auto_eoi_injections;
         js.key("coalesced_accepts") << s.coalesced_accepts;
         js.key("unsynced_events") << s.unsynced_events;
-        {
-            JsonObject jp(js.key("eois_by_path"));
-            for (const auto& [k, v] : s.eois_by_path) jp.key(k) << v;
-        }
+        json_counts(js.key("eois_by_path"), s.eois_by_path);
         js.key("pv_eoi_hit_rate") << s.pv_eoi_hit_rate;
         js.key("max_nesting") << s.max_nesting;
         js.key("ipis_checked") << s.ipis_checked;
         js.key("pv_ipi_hypercalls") << s.pv_ipi_hypercalls;
         js.key("exits") << s.exits;
-        {
-            JsonObject je(js.key("exits_by_reason"));
-            for (const auto& [k, v] : s.exits_by_reason) je.key(k) << v;
-        }
+        json_counts(js.key("exits_by_reason"), s.exits_by_reason);
         {
             JsonObject jx(js.key("exits_saved"));
             jx.key("pv_eoi") << s.exits_saved_pv_eoi;

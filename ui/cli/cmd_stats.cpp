@@ -9,11 +9,6 @@
 namespace irqflow::cli {
 namespace {
 
-void json_counts(std::ostream& o, const std::map<std::string, std::uint64_t>& m) {
-    JsonObject j(o);
-    for (const auto& [k, v] : m) j.key(k) << v;
-}
-
 void print_json(const Trace& t, const TraceSummary& s) {
     std::ostream& o = std::cout;
     {

@@ -43,4 +43,11 @@ private:
     bool first_ = true;
 };
 
+// {"key": count, …} from any map of string-like keys to numbers.
+template <class Map>
+void json_counts(std::ostream& o, const Map& m) {
+    JsonObject j(o);
+    for (const auto& [k, v] : m) j.key(k) << v;
+}
+
 }  // namespace irqflow::cli
