@@ -189,7 +189,18 @@ void Engine::on_event(const Event& e) {
     default: break;
     }
     Vcpu* v = vcpu_of(e);
-    if (!v) return;
+    if (!v) {
+        // still part of what the trace holds: `check` reports them as not checked
+        if (e.kind == EventKind::InjVirq) {
+            ++r_.stats.injections;
+            if (e.get(slot::inj_soft).value_or(0)) ++r_.stats.soft_injections;
+            else if (e.get(slot::inj_reinjected).value_or(0)) ++r_.stats.reinjections;
+        } else if (e.kind == EventKind::Eoi) {
+            ++r_.stats.eois;
+            if (e.get(slot::eoi_vector).value_or(-1) < 0) ++r_.stats.eoi_nothing_in_service;
+        }
+        return;
+    }
     if (!v->s.synced) ++r_.stats.unsynced_events;
     // An EOI's path shows in what follows it on the thread: kvm_pv_eoi, or the MSR write
     // that carried it (level EOIs first broadcast to the IOAPIC: kvm_ack_irq and the

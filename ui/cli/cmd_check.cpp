@@ -37,6 +37,8 @@ void print_text(const ReplayResult& r) {
         std::cout << '\n';
     }
     const auto& s = r.stats;
+    if (r.final_state.empty())
+        std::printf("\nwarning: no vCPU could be identified (no kvm_entry/kvm_exit in the trace): nothing was checked\n");
     std::printf("\nreplay: %zu findings (%llu divergences, %llu liveness); PV EOI semantics: %s\n", r.findings.size(),
                 static_cast<unsigned long long>(r.divergences()), static_cast<unsigned long long>(r.liveness_failures()),
                 to_string(r.semantics));
