@@ -53,7 +53,7 @@ TEST_CASE("an EOI must clear the highest vector in service", "[replay][lapic]") 
     CHECK(!r.findings[0].chain.empty());
 }
 
-TEST_CASE("TPR blocks lower classes; the higher class still goes through", "[replay][lapic]") {
+TEST_CASE("TPR blocks lower classes and the higher class still goes through", "[replay][lapic]") {
     TraceBuilder b(1);
     b.msr(0, kTprMsr, 0x50).accept(0, 0x41).inject(0, 0x41);
     CHECK(has(replay::replay(b.build()), "INJ-BLOCKED-BY-PPR"));
@@ -91,7 +91,7 @@ TEST_CASE("coalesced edge interrupts merge into one injection", "[replay][lapic]
     CHECK(r.stats.injections_checked == 1);
 }
 
-TEST_CASE("an EOI with nothing in service is legal; the model must agree ISR is empty", "[replay][lapic]") {
+TEST_CASE("an EOI with nothing in service is legal and the model must agree ISR is empty", "[replay][lapic]") {
     TraceBuilder b(1);
     b.eoi(0, -1);
     auto r = replay::replay(b.build());
@@ -128,7 +128,7 @@ TEST_CASE("PV EOI under current kernels: armed only with IRR empty and one vecto
     CHECK(rules(replay::replay(disabled.build())) == std::vector<std::string>{"PVEOI-NOT-ARMED"});
 }
 
-TEST_CASE("PV EOI under the 2012 series: armed at injection, disarmed by nesting", "[replay][pveoi]") {
+TEST_CASE("PV EOI under the 2012 series: armed at injection and disarmed by nesting", "[replay][pveoi]") {
     ReplayOptions o;
     o.semantics = PvEoiSemantics::Original2012;
     TraceBuilder ok(1);
@@ -179,7 +179,7 @@ TEST_CASE("PV IPI fan-out across a 128-id bitmap with absent APIC ids", "[replay
     CHECK(rules(replay::replay(build(false, true))) == std::vector<std::string>{"IPI-EXTRA-DEST"});
 }
 
-TEST_CASE("ICR IPIs: physical, shorthands and x2APIC cluster destinations", "[replay][ipi]") {
+TEST_CASE("ICR IPIs: physical and shorthands and x2APIC cluster destinations", "[replay][ipi]") {
     TraceBuilder phys(4);
     phys.exit(0).icr(0, 2, 0xfb).accept(2, 0xfb, 0).entry(0);
     CHECK(rules(replay::replay(phys.build())).empty());
@@ -219,7 +219,7 @@ TEST_CASE("lost events make state unknown until re-synchronised", "[replay][sync
     CHECK(r.stats.gaps == 1);
 }
 
-TEST_CASE("liveness: no EOI, pending never injected, re-injection loop, level storm", "[replay][liveness]") {
+TEST_CASE("liveness: no EOI and pending never injected and re-injection loop and level storm", "[replay][liveness]") {
     ReplayOptions o;
     o.reinject_loop = 5;
     o.level_storm = 5;
@@ -244,7 +244,7 @@ TEST_CASE("liveness: no EOI, pending never injected, re-injection loop, level st
     CHECK(has(replay::replay(storm.build(), o), "LIVE-LEVEL-STORM"));
 }
 
-TEST_CASE("Hyper-V: SynIC auto-EOI vectors never enter ISR; VP-assist EOIs use the PV EOI rule", "[replay][hyperv]") {
+TEST_CASE("Hyper-V: SynIC auto-EOI vectors never enter ISR and VP-assist EOIs use the PV EOI rule", "[replay][hyperv]") {
     TraceBuilder b(1);
     b.msr(0, 0x40000092, (1 << 17) | 0xd1)  // SINT2: vector 0xd1, auto-EOI
         .accept(0, 0xd1).inject(0, 0xd1).entry(0).exit(0)
@@ -260,7 +260,7 @@ TEST_CASE("Hyper-V: SynIC auto-EOI vectors never enter ISR; VP-assist EOIs use t
     CHECK(r.final_state[0].irr.test(0xfb));
 }
 
-TEST_CASE("without the reinjected field, a delivery cut short by an exit is re-injected", "[replay][lapic]") {
+TEST_CASE("without the reinjected field and a delivery cut short by an exit is re-injected", "[replay][lapic]") {
     // older kernels: kvm_inj_virq has only the vector; the exit's exit_int_info says
     // the delivery of 0xec was interrupted (valid, external interrupt)
     TraceBuilder b(1);
