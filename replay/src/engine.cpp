@@ -300,6 +300,7 @@ void Engine::on_accept(const Event& e) {
     if (!d->accepted_at[static_cast<std::size_t>(vec)]) {
         d->accepted_at[static_cast<std::size_t>(vec)] = e.ts.value();
         d->accept_record[static_cast<std::size_t>(vec)] = e.record;
+        d->accept_ts_for_record[static_cast<std::size_t>(vec)] = e.ts.value();
     }
 }
 
@@ -384,6 +385,20 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
     }
     v.s.isr.set(vec);
     v.isr_cache = vec;
+    if (o_.collect_details) {
+        InterruptRecord ir;
+        ir.vm = v.s.vm;
+        ir.vcpu = v.s.vcpu;
+        ir.vector = vec;
+        ir.accept_record = v.accept_record[u];
+        ir.accept_ts = v.accept_ts_for_record[u];
+        ir.inject_record = e.record;
+        ir.inject_ts = e.ts.value();
+        ir.nesting_depth = v.s.isr.count();
+        ir.level = v.s.tmr.test(vec);
+        r_.interrupts.push_back(std::move(ir));
+        v.open_interrupt[u] = static_cast<std::int64_t>(r_.interrupts.size());
+    }
     v.injected_at[u] = e.ts.value();
     v.inject_record[u] = e.record;
     v.no_eoi_reported_at[u] = 0;
@@ -395,6 +410,10 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
 void Engine::resolve_eoi_path(Vcpu& v, EoiPath p) {
     ++r_.stats.eois_by_path[to_string(p)];
     v.pending_eoi.reset();
+    if (v.eoi_interrupt) {
+        r_.interrupts[static_cast<std::size_t>(v.eoi_interrupt - 1)].eoi_path = to_string(p);
+        v.eoi_interrupt = 0;
+    }
     // an EOI that exited, where PV EOI would have been armed: an exit it would save
     if (p != EoiPath::PvEoi && p != EoiPath::Other && v.would_arm) ++r_.stats.predicted_pv_eoi_saved;
 }
@@ -433,6 +452,15 @@ void Engine::on_eoi(const Event& e, Vcpu& v) {
     }
     v.s.isr.clear(vec);
     v.isr_cache = -1;
+    if (v.open_interrupt[u]) {
+        auto& ir = r_.interrupts[static_cast<std::size_t>(v.open_interrupt[u] - 1)];
+        ir.eoi_record = e.record;
+        ir.eoi_ts = e.ts.value();
+        v.open_interrupt[u] = 0;
+        v.eoi_interrupt = static_cast<std::int64_t>(&ir - r_.interrupts.data()) + 1;
+    } else {
+        v.eoi_interrupt = 0;
+    }
     if (v.s.tmr.test(vec)) {  // level: the EOI goes on to the IOAPIC, which may re-assert
         v.level_eoi_just_done = true;
         v.level_vector = vec;

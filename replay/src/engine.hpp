@@ -43,6 +43,9 @@ struct Vcpu {
     std::array<std::int64_t, 256> injected_at{};
     std::array<std::uint64_t, 256> accept_record{};
     std::array<std::uint64_t, 256> inject_record{};
+    std::array<std::int64_t, 256> open_interrupt{};  // index+1 into ReplayResult::interrupts, per vector in flight
+    std::array<std::int64_t, 256> accept_ts_for_record{};
+    std::int64_t eoi_interrupt = 0;  // the record whose EOI path is still to be decided
     // EOI waiting for the next event to tell its path
     std::optional<std::pair<int, std::uint64_t>> pending_eoi;  // vector, stats slot
     bool mmio_eoi_write = false;     // kvm_mmio write to APIC EOI since the last entry

@@ -158,6 +158,20 @@ void Engine::close_ipis(Tid tid) {
     if (it == ipis_.end()) return;
     for (const auto& p : it->second) {
         ++r_.stats.ipis_checked;
+        if (o_.collect_details) {
+            IpiRecord rec;
+            rec.record = p.record;
+            rec.ts = p.ts.value();
+            rec.vm = p.vm;
+            rec.sender = p.sender;
+            rec.kind = p.what;
+            rec.vector = p.vector;
+            rec.delivery_mode = p.dm;
+            rec.expected.assign(p.expected.begin(), p.expected.end());
+            rec.received.assign(p.received.begin(), p.received.end());
+            rec.exact = p.exact && !p.lowest_priority;
+            r_.ipis.push_back(std::move(rec));
+        }
         Event at;
         at.ts = p.ts;
         at.record = p.record;

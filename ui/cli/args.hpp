@@ -37,5 +37,9 @@ int cmd_stats(Args& a);
 int cmd_record(Args& a);
 int cmd_check(Args& a);
 int cmd_predict(Args& a);
+int cmd_import(Args& a);
+int cmd_sessions(Args& a);
+int cmd_query(Args& a);
+int cmd_rm(Args& a);
 
 }  // namespace irqflow::cli

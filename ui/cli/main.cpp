@@ -4,6 +4,7 @@
 
 #include "args.hpp"
 #include "irqflow/capture/error.hpp"
+#include "irqflow/storage/database.hpp"
 
 namespace {
 
@@ -18,6 +19,11 @@ const char* kUsage =
     "      replay the local APICs, PV EOI and IPIs; exit 1 on divergences or liveness failures\n"
     "  predict TRACE [--json]\n"
     "      exits PV EOI / PV IPI would save (captures with them off) or did save (on)\n"
+    "  import TRACE [--serial LOG] --db FILE [--name NAME] [--semantics ...]\n"
+    "      store the session (events + replay results) in a SQLite file\n"
+    "  sessions --db FILE [--json]      list stored sessions\n"
+    "  query --db FILE \"SQL\" [--csv|--json]   run one read-only SQL statement\n"
+    "  rm --db FILE SESSION             remove a session (id or name)\n"
     "  record -o OUT.dat [--duration S] [--pid QEMU_PID] [--buffer-kb N] [-- CMD ...]\n"
     "      record kvm tracepoints live into a trace.dat (root; private tracefs instance)\n"
     "\n"
@@ -39,11 +45,18 @@ int main(int argc, char** argv) {
         if (cmd == "record") return cmd_record(args);
         if (cmd == "check") return cmd_check(args);
         if (cmd == "predict") return cmd_predict(args);
+        if (cmd == "import") return cmd_import(args);
+        if (cmd == "sessions") return cmd_sessions(args);
+        if (cmd == "query") return cmd_query(args);
+        if (cmd == "rm") return cmd_rm(args);
         std::cerr << "irqflow: unknown command \"" << cmd << "\"\n" << kUsage;
         return kExitUsage;
     } catch (const UsageError& e) {
         std::cerr << "irqflow " << cmd << ": " << e.what() << "\n";
         return kExitUsage;
+    } catch (const irqflow::storage::StorageError& e) {
+        std::cerr << "irqflow: " << e.what() << "\n";
+        return kExitBadInput;
     } catch (const irqflow::InputError& e) {
         std::cerr << "irqflow: " << e.what() << "\n";
         return kExitBadInput;

@@ -23,6 +23,7 @@ PvEoiSemantics semantics_for_kernel(const std::string& release);
 
 struct ReplayOptions {
     PvEoiSemantics semantics = PvEoiSemantics::Auto;
+    bool collect_details = false;  // fill ReplayResult::interrupts and ::ipis (storage wants them)
     std::int64_t no_eoi_threshold_ns = 1'000'000'000;   // LIVE-NO-EOI
     std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED (and 64 entries)
     int reinject_loop = 100;                            // LIVE-REINJECT-LOOP: consecutive re-injections
@@ -78,7 +79,34 @@ struct VcpuState {
     int deliverable() const;
 };
 
+// One interrupt's life on one vCPU: accept → inject → EOI (records are raw record
+// indices; 0 with ts 0 when that step is not in the trace).
+struct InterruptRecord {
+    VmId vm = kUnknownVm;
+    VcpuId vcpu = kUnknownVcpu;
+    int vector = -1;
+    std::uint64_t accept_record = 0, inject_record = 0, eoi_record = 0;
+    std::int64_t accept_ts = 0, inject_ts = 0, eoi_ts = 0;
+    std::string eoi_path;   // x2apic-msr, xapic-mmio, hyperv-msr, pv-eoi, other; "" without EOI
+    int nesting_depth = 0;  // vectors in service once it was injected (1 = not nested)
+    bool level = false;
+};
+
+// One IPI send and where it went.
+struct IpiRecord {
+    std::uint64_t record = 0;
+    std::int64_t ts = 0;
+    VmId vm = kUnknownVm;
+    VcpuId sender = kUnknownVcpu;
+    std::string kind;       // "PV IPI hypercall", "ICR write", "Hyper-V IPI"
+    int vector = 0, delivery_mode = 0;
+    std::vector<std::uint32_t> expected, received;  // APIC ids
+    bool exact = true;
+};
+
 struct ReplayResult {
+    std::vector<InterruptRecord> interrupts;  // with collect_details
+    std::vector<IpiRecord> ipis;              // with collect_details
     PvEoiSemantics semantics = PvEoiSemantics::Current;
     std::vector<Finding> findings;
     ReplayStats stats;

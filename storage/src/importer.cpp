@@ -1,0 +1,209 @@
+// One session into the database, in one transaction: metadata, every event, and what
+// the replay derived from them.
+#include <map>
+
+#include "irqflow/capture/exit_reasons.hpp"
+#include "irqflow/storage/database.hpp"
+#include "sqlite_util.hpp"
+
+namespace irqflow::storage {
+namespace {
+
+using replay::ReplayResult;
+
+bool is_hlt(const Event& e) {
+    const auto r = e.get(slot::exit_reason).value_or(-1);
+    return e.get(slot::exit_isa).value_or(kIsaVmx) == kIsaSvm ? r == 0x78 : (r & 0xffff) == 12;
+}
+
+void insert_events(sqlite3* db, std::int64_t id, const Trace& t, const std::function<void(const ImportProgress&)>& progress) {
+    Stmt names(db, "INSERT INTO event_names (session, id, name) VALUES (?1, ?2, ?3)");
+    for (std::size_t i = 0; i < t.name_count(); ++i)
+        names.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, std::string_view(t.name(static_cast<std::uint16_t>(i)))).run();
+    Stmt row(db,
+             "INSERT INTO event_rows (rowid, session, record, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7) "
+             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+    Stmt gap(db, "INSERT INTO gaps (session, ts_ns, cpu, lost, before_record) VALUES (?1, ?2, ?3, ?4, ?5)");
+    ImportProgress p{0, t.events.size()};
+    for (const auto& e : t.events) {
+        if (e.kind == EventKind::Lost) {
+            gap.bind(1, id).bind(2, e.ts.value()).bind(3, e.cpu.value()).bind(4, e.f[slot::lost_count]).bind(5, e.record).run();
+        } else {
+            row.bind(1, (id << 40) | static_cast<std::int64_t>(e.record)).bind(2, id).bind(3, e.record).bind(4, e.ts.value());
+            row.bind(5, e.cpu.value()).bind(6, e.tid.value());
+            row.bind(7, e.vm == kUnknownVm ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vm.value()});
+            row.bind(8, e.vcpu == kUnknownVcpu ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vcpu.value()});
+            row.bind(9, static_cast<std::int64_t>(e.name_id));
+            for (int s = 0; s < static_cast<int>(kMaxFields); ++s) row.bind(10 + s, e.get(s));
+            row.run();
+        }
+        if (++p.done % 65536 == 0 && progress) progress(p);
+    }
+    if (progress) progress(p);
+}
+
+// Per vCPU: in the guest between entry and exit, in the host after an exit, halted
+// after a HLT exit until the next entry.
+void insert_exits_and_intervals(sqlite3* db, std::int64_t id, const Trace& t) {
+    Stmt ex(db, "INSERT INTO exits (session, record, ts_ns, vm, vcpu, isa, reason, reason_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    Stmt iv(db, "INSERT INTO intervals (session, vm, vcpu, state, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    Stmt cnt(db, "INSERT INTO exit_counts (session, vm, vcpu, reason_name, exits) VALUES (?1, ?2, ?3, ?4, ?5)");
+    struct Open {
+        const char* state = nullptr;
+        std::int64_t since = 0;
+    };
+    std::map<std::pair<std::int32_t, std::int32_t>, Open> open;
+    std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> counts;
+    auto close = [&](const Event& e, const char* next) {
+        auto& o = open[{e.vm.value(), e.vcpu.value()}];
+        if (o.state) iv.bind(1, id).bind(2, e.vm.value()).bind(3, e.vcpu.value()).bind(4, std::string_view(o.state)).bind(5, o.since).bind(6, e.ts.value()).run();
+        o = {next, e.ts.value()};
+    };
+    for (const auto& e : t.events) {
+        if (e.vcpu == kUnknownVcpu) continue;
+        if (e.kind == EventKind::Entry) {
+            close(e, "guest");
+        } else if (e.kind == EventKind::Exit) {
+            const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
+            const auto reason = e.get(slot::exit_reason).value_or(-1);
+            auto name = std::string(exit_reason_name(e));
+            if (name.empty()) name = "unknown";
+            ex.bind(1, id).bind(2, e.record).bind(3, e.ts.value()).bind(4, e.vm.value()).bind(5, e.vcpu.value());
+            ex.bind(6, isa).bind(7, reason).bind(8, std::string_view(name)).run();
+            ++counts[{e.vm.value(), e.vcpu.value(), name}];
+            close(e, is_hlt(e) ? "halted" : "host");
+        }
+    }
+    for (const auto& [k, n] : counts)
+        cnt.bind(1, id).bind(2, std::get<0>(k)).bind(3, std::get<1>(k)).bind(4, std::string_view(std::get<2>(k))).bind(5, n).run();
+}
+
+void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
+    Stmt in(db,
+            "INSERT INTO interrupts (session, vm, vcpu, vector, level, accept_record, accept_ts_ns, inject_record, inject_ts_ns, "
+            "eoi_record, eoi_ts_ns, eoi_path, nesting_depth, accept_to_inject_ns, inject_to_eoi_ns) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+    auto opt = [](std::int64_t v, bool has) { return has ? std::optional<std::int64_t>{v} : std::nullopt; };
+    for (const auto& i : r.interrupts) {
+        const bool acc = i.accept_ts != 0, eoi = i.eoi_ts != 0;
+        in.bind(1, id).bind(2, i.vm.value()).bind(3, i.vcpu.value()).bind(4, i.vector).bind(5, i.level ? 1 : 0);
+        in.bind(6, opt(static_cast<std::int64_t>(i.accept_record), acc)).bind(7, opt(i.accept_ts, acc));
+        in.bind(8, static_cast<std::int64_t>(i.inject_record)).bind(9, i.inject_ts);
+        in.bind(10, opt(static_cast<std::int64_t>(i.eoi_record), eoi)).bind(11, opt(i.eoi_ts, eoi));
+        if (eoi) in.bind(12, std::string_view(i.eoi_path));
+        else in.bind(12, std::optional<std::int64_t>{});
+        in.bind(13, i.nesting_depth).bind(14, opt(i.inject_ts - i.accept_ts, acc)).bind(15, opt(i.eoi_ts - i.inject_ts, eoi)).run();
+    }
+    Stmt lat(db, "INSERT INTO latency (session, vector, stage, samples, p50_ns, p90_ns, p99_ns, max_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+    for (const auto& [stage, m] : {std::pair{"accept_to_inject", &r.stats.accept_to_inject}, std::pair{"inject_to_eoi", &r.stats.inject_to_eoi}})
+        for (const auto& [vec, l] : *m)
+            lat.bind(1, id).bind(2, vec).bind(3, std::string_view(stage)).bind(4, l.count).bind(5, l.p50).bind(6, l.p90).bind(7, l.p99).bind(8, l.max).run();
+    Stmt ipi(db, "INSERT INTO ipis (session, id, record, ts_ns, vm, sender_vcpu, kind, vector, delivery_mode, exact) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    Stmt dest(db, "INSERT INTO ipi_destinations (session, ipi, apic_id, expected, received) VALUES (?1, ?2, ?3, ?4, ?5)");
+    std::int64_t n = 0;
+    for (const auto& p : r.ipis) {
+        ipi.bind(1, id).bind(2, n).bind(3, p.record).bind(4, p.ts).bind(5, p.vm.value()).bind(6, p.sender.value());
+        ipi.bind(7, std::string_view(p.kind)).bind(8, p.vector).bind(9, p.delivery_mode).bind(10, p.exact ? 1 : 0).run();
+        std::map<std::uint32_t, std::pair<bool, bool>> d;
+        for (auto a : p.expected) d[a].first = true;
+        for (auto a : p.received) d[a].second = true;
+        for (const auto& [apic, er] : d)
+            dest.bind(1, id).bind(2, n).bind(3, static_cast<std::int64_t>(apic)).bind(4, er.first ? 1 : 0).bind(5, er.second ? 1 : 0).run();
+        ++n;
+    }
+    Stmt f(db, "INSERT INTO findings (session, id, rule, severity, vm, vcpu, ts_ns, record, expected, observed) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    Stmt c(db, "INSERT INTO finding_chain (session, finding, ord, record, what) VALUES (?1, ?2, ?3, ?4, ?5)");
+    n = 0;
+    for (const auto& x : r.findings) {
+        const auto& info = replay::rule_info(x.rule);
+        f.bind(1, id).bind(2, n).bind(3, info.id).bind(4, std::string_view(replay::to_string(info.severity)));
+        f.bind(5, x.vm.value()).bind(6, x.vcpu.value()).bind(7, x.ts.value()).bind(8, x.record);
+        f.bind(9, std::string_view(x.expected)).bind(10, std::string_view(x.observed)).run();
+        std::int64_t ord = 0;
+        for (const auto& [rec, what] : x.chain) c.bind(1, id).bind(2, n).bind(3, ord++).bind(4, rec).bind(5, std::string_view(what)).run();
+        ++n;
+    }
+    const auto& s = r.stats;
+    Stmt st(db, "INSERT INTO stats (session, key, value) VALUES (?1, ?2, ?3)");
+    auto put = [&](std::string_view k, double v) { st.bind(1, id).bind(2, k).bind(3, v).run(); };
+    put("injections", static_cast<double>(s.injections));
+    put("injections_checked", static_cast<double>(s.injections_checked));
+    put("eois", static_cast<double>(s.eois - s.eoi_nothing_in_service));
+    put("eois_checked", static_cast<double>(s.eois_checked));
+    put("eoi_nothing_in_service", static_cast<double>(s.eoi_nothing_in_service));
+    put("pv_eois", static_cast<double>(s.pv_eois));
+    put("pv_eoi_hit_rate", s.pv_eoi_hit_rate);
+    put("max_nesting", s.max_nesting);
+    put("exits", static_cast<double>(s.exits));
+    put("exits_saved_pv_eoi", static_cast<double>(s.exits_saved_pv_eoi));
+    put("exits_saved_pv_ipi", static_cast<double>(s.exits_saved_pv_ipi));
+    put("predicted_pv_eoi_saved", static_cast<double>(s.predicted_pv_eoi_saved));
+    put("predicted_pv_ipi_saved", static_cast<double>(s.predicted_pv_ipi_saved));
+    put("ipis_checked", static_cast<double>(s.ipis_checked));
+    put("divergences", static_cast<double>(r.divergences()));
+    put("liveness_failures", static_cast<double>(r.liveness_failures()));
+    put("gaps", static_cast<double>(s.gaps));
+    for (const auto& [path, count] : s.eois_by_path) put("eois_path_" + path, static_cast<double>(count));
+}
+
+}  // namespace
+
+std::int64_t Database::import_session(const std::string& name, const Trace& trace, const std::string& sha256,
+                                      const ReplayResult& replay, const SerialLog* serial,
+                                      const std::function<void(const ImportProgress&)>& progress) {
+    if (readonly_) throw StorageError(path_ + ": opened read-only");
+    exec("BEGIN IMMEDIATE");
+    try {
+        {
+            Stmt dup(db_, "SELECT id, name FROM sessions WHERE source_sha256 = ?1");
+            dup.bind(1, std::string_view(sha256));
+            if (dup.row())
+                throw StorageError(path_ + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " +
+                                   std::to_string(dup.i64(0)) + " \"" + dup.text(1) + "\"");
+        }
+        std::string unique = name;
+        for (int k = 2;; ++k) {
+            Stmt taken(db_, "SELECT 1 FROM sessions WHERE name = ?1");
+            taken.bind(1, std::string_view(unique));
+            if (!taken.row()) break;
+            unique = name + "-" + std::to_string(k);
+        }
+        std::int64_t first = 0, last = 0;
+        if (!trace.events.empty()) {
+            first = trace.events.front().ts.value();
+            last = trace.events.back().ts.value();
+        }
+        Stmt s(db_, "INSERT INTO sessions (name, source, source_sha256, format, host_kernel, trace_clock, host_cpus, first_ts_ns, "
+                    "last_ts_ns, event_count, semantics) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+        s.bind(1, std::string_view(unique)).bind(2, std::string_view(trace.meta.source)).bind(3, std::string_view(sha256));
+        s.bind(4, std::string_view(trace.meta.format)).bind(5, std::string_view(trace.meta.kernel_release));
+        s.bind(6, std::string_view(trace.meta.clock)).bind(7, trace.meta.host_cpus).bind(8, first).bind(9, last);
+        s.bind(10, trace.records()).bind(11, std::string_view(replay::to_string(replay.semantics))).run();
+        const std::int64_t id = sqlite3_last_insert_rowid(db_);
+        if (id >= (1LL << 22)) throw StorageError(path_ + ": too many sessions");
+        insert_events(db_, id, trace, progress);
+        Stmt vc(db_, "INSERT INTO vcpus (session, vm, vcpu, tid, apic_id, apic_id_from_trace) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        for (const auto& vm : trace.vms)
+            for (const auto& v : vm.vcpus)
+                vc.bind(1, id).bind(2, vm.id.value()).bind(3, v.id.value()).bind(4, v.tid.value())
+                    .bind(5, static_cast<std::int64_t>(v.apic.value())).bind(6, v.apic_from_trace ? 1 : 0).run();
+        if (serial) {
+            Stmt sl(db_, "INSERT INTO serial_lines (session, line, ts_ns, alignment, text) VALUES (?1, ?2, ?3, ?4, ?5)");
+            for (const auto& l : serial->lines)
+                sl.bind(1, id).bind(2, l.line)
+                    .bind(3, l.host_ts ? std::optional<std::int64_t>{l.host_ts->value()} : std::nullopt)
+                    .bind(4, std::string_view(to_string(l.alignment))).bind(5, std::string_view(l.text)).run();
+        }
+        insert_exits_and_intervals(db_, id, trace);
+        insert_replay(db_, id, replay);
+        exec("COMMIT");
+        return id;
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+}
+
+}  // namespace irqflow::storage

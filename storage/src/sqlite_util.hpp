@@ -1,0 +1,68 @@
+// Thin RAII over sqlite3 statements: prepare once, bind, step, reset.
+#pragma once
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "irqflow/storage/database.hpp"
+
+namespace irqflow::storage {
+
+[[noreturn]] inline void fail(sqlite3* db, const std::string& what) {
+    throw StorageError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+}
+
+class Stmt {
+public:
+    Stmt(sqlite3* db, std::string_view sql) : db_(db) {
+        if (sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &s_, nullptr) != SQLITE_OK)
+            fail(db, "preparing \"" + std::string(sql.substr(0, 60)) + "\"");
+    }
+    ~Stmt() { sqlite3_finalize(s_); }
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+
+    Stmt& bind(int i, std::int64_t v) { check(sqlite3_bind_int64(s_, i, v)); return *this; }
+    Stmt& bind(int i, int v) { return bind(i, static_cast<std::int64_t>(v)); }
+    Stmt& bind(int i, std::uint64_t v) { return bind(i, static_cast<std::int64_t>(v)); }
+    Stmt& bind(int i, double v) { check(sqlite3_bind_double(s_, i, v)); return *this; }
+    Stmt& bind(int i, std::string_view v) {
+        check(sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT));
+        return *this;
+    }
+    Stmt& bind(int i, std::optional<std::int64_t> v) {
+        if (v) return bind(i, *v);
+        check(sqlite3_bind_null(s_, i));
+        return *this;
+    }
+    // Runs to completion (INSERT/UPDATE/DELETE) and resets for the next binding.
+    void run() {
+        const int rc = sqlite3_step(s_);
+        if (rc != SQLITE_DONE && rc != SQLITE_ROW) fail(db_, "executing statement");
+        sqlite3_reset(s_);
+    }
+    bool row() {
+        const int rc = sqlite3_step(s_);
+        if (rc == SQLITE_ROW) return true;
+        if (rc != SQLITE_DONE) fail(db_, "reading rows");
+        return false;
+    }
+    std::int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
+    std::string text(int c) const {
+        const auto* p = sqlite3_column_text(s_, c);
+        return p ? reinterpret_cast<const char*>(p) : "";
+    }
+    sqlite3_stmt* get() { return s_; }
+
+private:
+    void check(int rc) {
+        if (rc != SQLITE_OK) fail(db_, "binding a parameter");
+    }
+    sqlite3* db_;
+    sqlite3_stmt* s_ = nullptr;
+};
+
+}  // namespace irqflow::storage

@@ -1,0 +1,198 @@
+// Storage: real samples imported into a real SQLite file, answered by SQL and compared
+// with what capture and replay computed directly.
+#include <catch2/catch.hpp>
+
+#include <sqlite3.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "helpers.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/replay/replay.hpp"
+#include "irqflow/storage/database.hpp"
+#include "irqflow/storage/sha256.hpp"
+
+using namespace irqflow;
+using namespace irqflow::test;
+using storage::Database;
+
+namespace {
+
+std::string one(Database& d, const std::string& sql) {
+    auto r = d.query(sql);
+    REQUIRE(r.rows.size() == 1);
+    return r.rows[0][0].value_or("NULL");
+}
+
+std::int64_t import_sample(Database& d, const std::string& name, bool serial = false) {
+    Trace t = load_trace(sample(name));
+    std::optional<SerialLog> log;
+    if (serial) {
+        log = read_serial_log(sample(name.substr(0, name.size() - 4) + "-serial.log"));
+        align_serial(t, *log);
+    }
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    const auto r = replay::replay(t, o);
+    return d.import_session(name, t, storage::sha256(read_file(sample(name))), r, log ? &*log : nullptr);
+}
+
+std::filesystem::path fresh_db(const std::string& name) {
+    auto p = scratch(name);
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
+    return p;
+}
+
+}  // namespace
+
+TEST_CASE("every sample imports and SQL answers what capture and replay computed", "[storage][samples]") {
+    auto path = fresh_db("all.db");
+    Database d(path.string(), Database::Mode::ReadWrite);
+    for (const auto& name : dat_samples()) {
+        INFO(name);
+        const auto id = import_sample(d, name, name != "pveoi-on-midflight-v6.dat");
+        const std::string s = std::to_string(id);
+        Trace t = load_trace(sample(name));
+        replay::ReplayOptions o;
+        o.collect_details = true;
+        const auto r = replay::replay(t, o);
+        CHECK(one(d, "SELECT count(*) FROM events WHERE session = " + s) == std::to_string(t.records()));
+        for (const auto& [ev, n] : t.counts_by_name())
+            CHECK(one(d, "SELECT count(*) FROM events WHERE session = " + s + " AND name = '" + ev + "'") == std::to_string(n));
+        CHECK(one(d, "SELECT count(*) FROM gaps WHERE session = " + s) == std::to_string(t.lost_markers()));
+        CHECK(one(d, "SELECT CAST(exits_saved AS INTEGER) FROM pv_eoi_hit_rate WHERE session = " + s) == std::to_string(r.stats.exits_saved_pv_eoi));
+        CHECK(one(d, "SELECT CAST(value AS INTEGER) FROM stats WHERE key = 'exits_saved_pv_ipi' AND session = " + s) ==
+              std::to_string(r.stats.exits_saved_pv_ipi));
+        CHECK(one(d, "SELECT count(*) FROM findings WHERE session = " + s) == std::to_string(r.findings.size()));
+        CHECK(one(d, "SELECT coalesce(sum(exits), 0) FROM exits_per_reason WHERE session = " + s) == std::to_string(r.stats.exits));
+        CHECK(one(d, "SELECT count(*) FROM interrupts WHERE session = " + s) == std::to_string(r.interrupts.size()));
+        CHECK(one(d, "SELECT count(*) FROM ipi_fanout WHERE session = " + s) == std::to_string(r.ipis.size()));
+        CHECK(one(d, "SELECT count(*) FROM interrupts WHERE eoi_path = 'pv-eoi' AND session = " + s) ==
+              std::to_string(r.stats.eois_by_path.count("pv-eoi") ? r.stats.eois_by_path.at("pv-eoi") : 0));
+        std::size_t vcpus = 0;
+        for (const auto& vm : t.vms) vcpus += vm.vcpus.size();
+        CHECK(one(d, "SELECT count(*) FROM vcpus WHERE session = " + s) == std::to_string(vcpus));
+    }
+    // serial lines with their host time, latencies per vector, the findings view
+    CHECK(one(d, "SELECT count(*) FROM serial_lines WHERE session = 1 AND alignment = 'pio'") == "12");
+    CHECK(std::stoll(one(d, "SELECT count(*) FROM latency_per_vector WHERE session = 1 AND vector = '0xec'")) == 2);
+    CHECK(one(d, "SELECT count(*) FROM findings_with_evidence") == "0");
+    CHECK(one(d, "PRAGMA integrity_check") == "ok");
+}
+
+TEST_CASE("the same trace twice is refused by content hash and rm removes a session whole", "[storage]") {
+    auto path = fresh_db("dup.db");
+    Database d(path.string(), Database::Mode::ReadWrite);
+    import_sample(d, "pveoi-on-midflight-v6.dat");
+    import_sample(d, "xapic.dat");
+    CHECK_THROWS_WITH(import_sample(d, "pveoi-on-midflight-v6.dat"), Catch::Contains("already session 1"));
+    REQUIRE(d.remove_session("pveoi-on-midflight-v6.dat"));
+    for (const char* table : {"event_rows", "event_names", "gaps", "vcpus", "serial_lines", "intervals", "exits", "exit_counts",
+                              "interrupts", "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats"})
+        CHECK(one(d, std::string("SELECT count(*) FROM ") + table + " WHERE session = 1") == "0");
+    CHECK(one(d, "SELECT count(*) FROM events WHERE session = 2") == "150406");
+    CHECK_FALSE(d.remove_session("nope"));
+}
+
+TEST_CASE("queries are read-only, one statement, and bad SQL says where", "[storage][cli]") {
+    auto path = fresh_db("ro.db");
+    {
+        Database d(path.string(), Database::Mode::ReadWrite);
+        import_sample(d, "pveoi-on-midflight-v6.dat");
+    }
+    Database ro(path.string(), Database::Mode::ReadOnly);
+    CHECK_THROWS_WITH(ro.query("DELETE FROM sessions"), Catch::Contains("readonly"));
+    CHECK_THROWS_WITH(ro.query("SELECT 1; SELECT 2"), Catch::Contains("one statement"));
+    CHECK_THROWS_WITH(ro.query("SELECT count(*) FROM nowhere"), Catch::Contains("no such table"));
+    CHECK_THROWS_WITH(ro.query("SELEC 1"), Catch::Contains("offset 0"));
+    auto r = run(cli() + " query --db '" + path.string() + "' 'SELECT name, event_count FROM sessions' --csv");
+    CHECK(r.status == 0);
+    CHECK(r.out == "name,event_count\npveoi-on-midflight-v6.dat,30998\n");
+    auto bad = run(cli() + " query --db '" + path.string() + "' 'SELECT * FROM sessions WHERE'", true);
+    CHECK(bad.status == 2);
+    CHECK(bad.out.find(path.string()) != std::string::npos);
+    CHECK(bad.out.find("SQL error") != std::string::npos);
+}
+
+TEST_CASE("a reader keeps reading while an import writes", "[storage]") {
+    auto path = fresh_db("wal.db");
+    {
+        Database d(path.string(), Database::Mode::ReadWrite);
+        import_sample(d, "pveoi-on-midflight-v6.dat");
+    }
+    Database writer(path.string(), Database::Mode::ReadWrite);
+    sqlite3_exec(writer.handle(), "BEGIN IMMEDIATE; INSERT INTO sessions (name, source, source_sha256) VALUES ('w', 'w', 'w')", nullptr, nullptr, nullptr);
+    Database reader(path.string(), Database::Mode::ReadOnly);
+    CHECK(one(reader, "SELECT count(*) FROM sessions") == "1");  // not blocked, sees the committed state
+    sqlite3_exec(writer.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+TEST_CASE("kill -9 during an import leaves a valid database without a partial session", "[storage][crash]") {
+    auto path = fresh_db("crash.db");
+    int killed_mid_import = 0;
+    for (int delay_ms : {30, 60, 90, 120, 150, 200, 250, 300}) {
+        for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path.string() + ext);
+        const pid_t pid = fork();
+        if (pid == 0) {
+            execl(IRQFLOW_CLI, IRQFLOW_CLI, "import", sample("xapic.dat").c_str(), "--db", path.c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        kill(pid, SIGKILL);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (!std::filesystem::exists(path)) continue;  // killed before it created the file
+        Database d(path.string(), Database::Mode::ReadWrite);
+        INFO("killed after " << delay_ms << " ms");
+        CHECK(one(d, "PRAGMA integrity_check") == "ok");
+        const auto sessions = std::stoll(one(d, "SELECT count(*) FROM sessions"));
+        const auto rows = std::stoll(one(d, "SELECT count(*) FROM event_rows"));
+        if (sessions == 0) {
+            CHECK(rows == 0);
+            killed_mid_import += WIFSIGNALED(st);
+        } else {
+            CHECK(rows == 150406);  // complete, or not there at all
+        }
+    }
+    CHECK(killed_mid_import > 0);
+}
+
+TEST_CASE("schema migrations: a version-1 file is upgraded, a newer one refused untouched", "[storage]") {
+    auto v1 = fresh_db("v1.db");
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(v1.c_str(), &db) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db, storage::migrations()[0].c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db,
+                             "PRAGMA user_version = 1;"
+                             "INSERT INTO sessions (id, name, source, source_sha256, event_count) VALUES (1, 'old', 'old.dat', 'abc', 1);"
+                             "INSERT INTO event_names VALUES (1, 0, 'kvm_exit');"
+                             "INSERT INTO event_rows (rowid, session, record, ts_ns, name_id) VALUES (1099511627776, 1, 0, 5, 0);",
+                             nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    {
+        Database d(v1.string(), Database::Mode::ReadWrite);
+        CHECK(d.schema_version() == storage::kSchemaVersion);
+        CHECK(one(d, "SELECT name FROM events WHERE session = 1") == "kvm_exit");
+        CHECK(one(d, "SELECT count(*) FROM findings") == "0");  // new tables exist
+        CHECK(one(d, "SELECT semantics IS NULL FROM sessions") == "1");
+        import_sample(d, "pveoi-on-midflight-v6.dat");  // and the upgraded file takes new sessions
+    }
+    auto newer = fresh_db("v99.db");
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(newer.c_str(), &db) == SQLITE_OK);
+        sqlite3_exec(db, "CREATE TABLE future (x); PRAGMA user_version = 99;", nullptr, nullptr, nullptr);
+        sqlite3_close(db);
+    }
+    const std::string before = read_file(newer.string());
+    CHECK_THROWS_WITH(Database(newer.string(), Database::Mode::ReadWrite), Catch::Contains("newer"));
+    CHECK(read_file(newer.string()) == before);
+    auto r = run(cli() + " sessions --db '" + newer.string() + "'", true);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("schema version 99") != std::string::npos);
+}
