@@ -20,62 +20,109 @@ void insert_events(sqlite3* db, std::int64_t id, const Trace& t, const std::func
     Stmt names(db, "INSERT INTO event_names (session, id, name) VALUES (?1, ?2, ?3)");
     for (std::size_t i = 0; i < t.name_count(); ++i)
         names.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, std::string_view(t.name(static_cast<std::uint16_t>(i)))).run();
-    Stmt row(db,
-             "INSERT INTO event_rows (rowid, session, record, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7) "
-             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)");
+    // Rows go in batches of kBatch per statement: one sqlite3_step per batch.
+    constexpr int kBatch = 32, kCols = 15;
+    auto sql = [](int n) {
+        std::string q = "INSERT INTO event_rows (rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7) VALUES ";
+        for (int r = 0; r < n; ++r) {
+            q += r ? ",(" : "(";
+            for (int c = 0; c < kCols; ++c) q += c ? ",?" : "?";
+            q += ")";
+        }
+        return q;
+    };
+    Stmt batch(db, sql(kBatch));
+    Stmt single(db, sql(1));
     Stmt gap(db, "INSERT INTO gaps (session, ts_ns, cpu, lost, before_record) VALUES (?1, ?2, ?3, ?4, ?5)");
     ImportProgress p{0, t.events.size()};
+    int in_batch = 0;
+    auto bind_row = [&](Stmt& s, int base, const Event& e) {
+        s.bind(base + 1, (id << 40) | static_cast<std::int64_t>(e.record)).bind(base + 2, e.ts.value());
+        s.bind(base + 3, e.cpu.value()).bind(base + 4, e.tid.value());
+        s.bind(base + 5, e.vm == kUnknownVm ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vm.value()});
+        s.bind(base + 6, e.vcpu == kUnknownVcpu ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vcpu.value()});
+        s.bind(base + 7, static_cast<std::int64_t>(e.name_id));
+        for (int f = 0; f < static_cast<int>(kMaxFields); ++f) s.bind(base + 8 + f, e.get(f));
+    };
+    std::vector<const Event*> tail;
     for (const auto& e : t.events) {
         if (e.kind == EventKind::Lost) {
             gap.bind(1, id).bind(2, e.ts.value()).bind(3, e.cpu.value()).bind(4, e.f[slot::lost_count]).bind(5, e.record).run();
         } else {
-            row.bind(1, (id << 40) | static_cast<std::int64_t>(e.record)).bind(2, id).bind(3, e.record).bind(4, e.ts.value());
-            row.bind(5, e.cpu.value()).bind(6, e.tid.value());
-            row.bind(7, e.vm == kUnknownVm ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vm.value()});
-            row.bind(8, e.vcpu == kUnknownVcpu ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vcpu.value()});
-            row.bind(9, static_cast<std::int64_t>(e.name_id));
-            for (int s = 0; s < static_cast<int>(kMaxFields); ++s) row.bind(10 + s, e.get(s));
-            row.run();
+            bind_row(batch, in_batch * kCols, e);
+            tail.push_back(&e);
+            if (++in_batch == kBatch) {
+                batch.run();
+                in_batch = 0;
+                tail.clear();
+            }
         }
         if (++p.done % 65536 == 0 && progress) progress(p);
     }
+    for (const Event* e : tail) {  // the last partial batch, one row at a time
+        bind_row(single, 0, *e);
+        single.run();
+    }
+    // which f-column holds which field, per event name (for anyone writing SQL)
+    Stmt fn(db, "INSERT OR IGNORE INTO field_names (name, slot, field) VALUES (?1, ?2, ?3)");
+    for (const auto& k : all_kinds())
+        for (std::size_t i = 0; i < k.nfields; ++i)
+            fn.bind(1, k.name).bind(2, static_cast<std::int64_t>(i)).bind(3, k.fields[i]).run();
     if (progress) progress(p);
 }
 
-// Per vCPU: in the guest between entry and exit, in the host after an exit, halted
-// after a HLT exit until the next entry.
-void insert_exits_and_intervals(sqlite3* db, std::int64_t id, const Trace& t) {
-    Stmt ex(db, "INSERT INTO exits (session, record, ts_ns, vm, vcpu, isa, reason, reason_name) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-    Stmt iv(db, "INSERT INTO intervals (session, vm, vcpu, state, start_ns, end_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+// Exits, each with the guest time that ended at it (since the entry before) and the
+// time after it until the next entry (host, or halted after HLT): the per-vCPU
+// guest/host/halted intervals.
+void insert_exits(sqlite3* db, std::int64_t id, const Trace& t) {
+    Stmt ex(db, "INSERT INTO exits (session, record, ts_ns, vm, vcpu, isa, reason, reason_name, guest_ns, host_ns, halted) "
+                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
     Stmt cnt(db, "INSERT INTO exit_counts (session, vm, vcpu, reason_name, exits) VALUES (?1, ?2, ?3, ?4, ?5)");
-    struct Open {
-        const char* state = nullptr;
-        std::int64_t since = 0;
-    };
-    std::map<std::pair<std::int32_t, std::int32_t>, Open> open;
-    std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> counts;
-    auto close = [&](const Event& e, const char* next) {
-        auto& o = open[{e.vm.value(), e.vcpu.value()}];
-        if (o.state) iv.bind(1, id).bind(2, e.vm.value()).bind(3, e.vcpu.value()).bind(4, std::string_view(o.state)).bind(5, o.since).bind(6, e.ts.value()).run();
-        o = {next, e.ts.value()};
-    };
-    for (const auto& e : t.events) {
-        if (e.vcpu == kUnknownVcpu) continue;
-        if (e.kind == EventKind::Entry) {
-            close(e, "guest");
-        } else if (e.kind == EventKind::Exit) {
-            const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
-            const auto reason = e.get(slot::exit_reason).value_or(-1);
-            auto name = std::string(exit_reason_name(e));
-            if (name.empty()) name = "unknown";
-            ex.bind(1, id).bind(2, e.record).bind(3, e.ts.value()).bind(4, e.vm.value()).bind(5, e.vcpu.value());
-            ex.bind(6, isa).bind(7, reason).bind(8, std::string_view(name)).run();
-            ++counts[{e.vm.value(), e.vcpu.value(), name}];
-            close(e, is_hlt(e) ? "halted" : "host");
+    // per (vm, vcpu) slots; host_ns is known only at the next entry of that vCPU
+    std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> slot_of;
+    std::vector<std::size_t> pending_exit;  // index+1 of the exit waiting for its entry
+    std::vector<std::int64_t> last_entry;   // ts of the entry before the next exit, -1 none
+    std::vector<std::int64_t> host_ns(t.events.size(), -1);
+    std::vector<std::size_t> ev_slot(t.events.size(), SIZE_MAX);
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const auto& e = t.events[i];
+        if (e.vcpu == kUnknownVcpu || (e.kind != EventKind::Exit && e.kind != EventKind::Entry)) continue;
+        const std::size_t k = ev_slot[i] = slot_of.try_emplace({e.vm.value(), e.vcpu.value()}, slot_of.size()).first->second;
+        if (k >= pending_exit.size()) {
+            pending_exit.resize(k + 1, 0);
+            last_entry.resize(k + 1, -1);
+        }
+        if (e.kind == EventKind::Exit) {
+            pending_exit[k] = i + 1;
+        } else if (pending_exit[k]) {
+            host_ns[pending_exit[k] - 1] = e.ts.value() - t.events[pending_exit[k] - 1].ts.value();
+            pending_exit[k] = 0;
         }
     }
-    for (const auto& [k, n] : counts)
-        cnt.bind(1, id).bind(2, std::get<0>(k)).bind(3, std::get<1>(k)).bind(4, std::string_view(std::get<2>(k))).bind(5, n).run();
+    std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> counts;
+    std::string name;
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const auto& e = t.events[i];
+        if (ev_slot[i] == SIZE_MAX) continue;
+        const std::size_t k = ev_slot[i];
+        if (e.kind == EventKind::Entry) {
+            last_entry[k] = e.ts.value();
+            continue;
+        }
+        const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
+        const auto reason = e.get(slot::exit_reason).value_or(-1);
+        name = exit_reason_name(e);
+        if (name.empty()) name = "unknown";
+        ex.bind(1, id).bind(2, e.record).bind(3, e.ts.value()).bind(4, e.vm.value()).bind(5, e.vcpu.value());
+        ex.bind(6, isa).bind(7, reason).bind(8, std::string_view(name));
+        ex.bind(9, last_entry[k] >= 0 ? std::optional<std::int64_t>{e.ts.value() - last_entry[k]} : std::nullopt);
+        ex.bind(10, host_ns[i] >= 0 ? std::optional<std::int64_t>{host_ns[i]} : std::nullopt);
+        ex.bind(11, is_hlt(e) ? 1 : 0).run();
+        last_entry[k] = -1;
+        ++counts[{e.vm.value(), e.vcpu.value(), name}];
+    }
+    for (const auto& [key, n] : counts)
+        cnt.bind(1, id).bind(2, std::get<0>(key)).bind(3, std::get<1>(key)).bind(4, std::string_view(std::get<2>(key))).bind(5, n).run();
 }
 
 void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
@@ -98,13 +145,14 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
     for (const auto& [stage, m] : {std::pair{"accept_to_inject", &r.stats.accept_to_inject}, std::pair{"inject_to_eoi", &r.stats.inject_to_eoi}})
         for (const auto& [vec, l] : *m)
             lat.bind(1, id).bind(2, vec).bind(3, std::string_view(stage)).bind(4, l.count).bind(5, l.p50).bind(6, l.p90).bind(7, l.p99).bind(8, l.max).run();
-    Stmt ipi(db, "INSERT INTO ipis (session, id, record, ts_ns, vm, sender_vcpu, kind, vector, delivery_mode, exact) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    Stmt ipi(db, "INSERT INTO ipis (session, id, record, ts_ns, vm, sender_vcpu, kind, vector, delivery_mode, exact, destinations, "
+                 "delivered) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     Stmt dest(db, "INSERT INTO ipi_destinations (session, ipi, apic_id, expected, received) VALUES (?1, ?2, ?3, ?4, ?5)");
     std::int64_t n = 0;
     for (const auto& p : r.ipis) {
         ipi.bind(1, id).bind(2, n).bind(3, p.record).bind(4, p.ts).bind(5, p.vm.value()).bind(6, p.sender.value());
-        ipi.bind(7, std::string_view(p.kind)).bind(8, p.vector).bind(9, p.delivery_mode).bind(10, p.exact ? 1 : 0).run();
+        ipi.bind(7, std::string_view(p.kind)).bind(8, p.vector).bind(9, p.delivery_mode).bind(10, p.exact ? 1 : 0);
+        ipi.bind(11, static_cast<std::int64_t>(p.expected.size())).bind(12, static_cast<std::int64_t>(p.received.size())).run();
         std::map<std::uint32_t, std::pair<bool, bool>> d;
         for (auto a : p.expected) d[a].first = true;
         for (auto a : p.received) d[a].second = true;
@@ -196,7 +244,7 @@ std::int64_t Database::import_session(const std::string& name, const Trace& trac
                     .bind(3, l.host_ts ? std::optional<std::int64_t>{l.host_ts->value()} : std::nullopt)
                     .bind(4, std::string_view(to_string(l.alignment))).bind(5, std::string_view(l.text)).run();
         }
-        insert_exits_and_intervals(db_, id, trace);
+        insert_exits(db_, id, trace);
         insert_replay(db_, id, replay);
         exec("COMMIT");
         return id;

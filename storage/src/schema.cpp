@@ -18,26 +18,29 @@ CREATE TABLE sessions (
   imported_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));
 CREATE TABLE event_names (session INTEGER NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL,
   PRIMARY KEY (session, id)) WITHOUT ROWID;
--- rowid = session << 40 | record: lookups by (session, record) need no index
+-- rowid = session << 40 | record (the raw record index): a session is a rowid range
+-- and a record one lookup, with no index to maintain on import. f0..f7 are the
+-- event kind's normalized fields in slot order; table field_names says which is which.
 CREATE TABLE event_rows (
-  session INTEGER NOT NULL, record INTEGER NOT NULL, ts_ns INTEGER NOT NULL,
-  cpu INTEGER, tid INTEGER, vm INTEGER, vcpu INTEGER, name_id INTEGER NOT NULL,
+  ts_ns INTEGER NOT NULL, cpu INTEGER, tid INTEGER, vm INTEGER, vcpu INTEGER, name_id INTEGER NOT NULL,
   f0 INTEGER, f1 INTEGER, f2 INTEGER, f3 INTEGER, f4 INTEGER, f5 INTEGER, f6 INTEGER, f7 INTEGER);
+CREATE TABLE field_names (name TEXT NOT NULL, slot INTEGER NOT NULL, field TEXT NOT NULL, PRIMARY KEY (name, slot)) WITHOUT ROWID;
 CREATE TABLE gaps (session INTEGER NOT NULL, ts_ns INTEGER, cpu INTEGER, lost INTEGER, before_record INTEGER);
 CREATE TABLE vcpus (session INTEGER NOT NULL, vm INTEGER, vcpu INTEGER, tid INTEGER, apic_id INTEGER,
   apic_id_from_trace INTEGER);
 CREATE TABLE serial_lines (session INTEGER NOT NULL, line INTEGER, ts_ns INTEGER, alignment TEXT, text TEXT);
 CREATE VIEW events AS
-  SELECT r.session, r.record, r.ts_ns, r.cpu, r.tid, r.vm, r.vcpu, n.name,
+  SELECT r.rowid >> 40 AS session, r.rowid & 1099511627775 AS record, r.ts_ns, r.cpu, r.tid, r.vm, r.vcpu, n.name,
          r.f0, r.f1, r.f2, r.f3, r.f4, r.f5, r.f6, r.f7
-  FROM event_rows r JOIN event_names n ON n.session = r.session AND n.id = r.name_id;
+  FROM event_rows r JOIN event_names n ON n.session = r.rowid >> 40 AND n.id = r.name_id;
 )sql",
         // 2: replay results: intervals, exits, interrupt lifecycles, IPIs, findings, statistics
         R"sql(
 ALTER TABLE sessions ADD COLUMN semantics TEXT;
-CREATE TABLE intervals (session INTEGER NOT NULL, vm INTEGER, vcpu INTEGER, state TEXT, start_ns INTEGER, end_ns INTEGER);
+-- one row per exit; with the guest time that ended at it and the host (or halted)
+-- time after it, the per-vCPU intervals need no rows of their own (view intervals)
 CREATE TABLE exits (session INTEGER NOT NULL, record INTEGER, ts_ns INTEGER, vm INTEGER, vcpu INTEGER,
-  isa INTEGER, reason INTEGER, reason_name TEXT);
+  isa INTEGER, reason INTEGER, reason_name TEXT, guest_ns INTEGER, host_ns INTEGER, halted INTEGER);
 CREATE TABLE exit_counts (session INTEGER NOT NULL, vm INTEGER, vcpu INTEGER, reason_name TEXT, exits INTEGER);
 CREATE TABLE interrupts (session INTEGER NOT NULL, vm INTEGER, vcpu INTEGER, vector INTEGER, level INTEGER,
   accept_record INTEGER, accept_ts_ns INTEGER, inject_record INTEGER, inject_ts_ns INTEGER,
@@ -46,16 +49,17 @@ CREATE TABLE interrupts (session INTEGER NOT NULL, vm INTEGER, vcpu INTEGER, vec
 CREATE TABLE latency (session INTEGER NOT NULL, vector INTEGER, stage TEXT, samples INTEGER,
   p50_ns INTEGER, p90_ns INTEGER, p99_ns INTEGER, max_ns INTEGER);
 CREATE TABLE ipis (session INTEGER NOT NULL, id INTEGER, record INTEGER, ts_ns INTEGER, vm INTEGER,
-  sender_vcpu INTEGER, kind TEXT, vector INTEGER, delivery_mode INTEGER, exact INTEGER);
+  sender_vcpu INTEGER, kind TEXT, vector INTEGER, delivery_mode INTEGER, exact INTEGER,
+  destinations INTEGER, delivered INTEGER);
 CREATE TABLE ipi_destinations (session INTEGER NOT NULL, ipi INTEGER, apic_id INTEGER,
   expected INTEGER, received INTEGER);
 CREATE TABLE findings (session INTEGER NOT NULL, id INTEGER, rule TEXT, severity TEXT, vm INTEGER, vcpu INTEGER,
   ts_ns INTEGER, record INTEGER, expected TEXT, observed TEXT);
 CREATE TABLE finding_chain (session INTEGER NOT NULL, finding INTEGER, ord INTEGER, record INTEGER, what TEXT);
 CREATE TABLE stats (session INTEGER NOT NULL, key TEXT NOT NULL, value REAL);
-CREATE INDEX exits_by_session ON exits (session, vcpu, ts_ns);
 CREATE INDEX interrupts_by_session ON interrupts (session, vcpu, vector);
 CREATE INDEX ipi_destinations_by_ipi ON ipi_destinations (session, ipi);
+CREATE INDEX ipis_by_fanout ON ipis (session, kind, vector, destinations, delivered);
 CREATE INDEX findings_by_session ON findings (session, ts_ns);
 CREATE VIEW exits_per_reason AS
   SELECT session, vm, vcpu, reason_name, exits FROM exit_counts;
@@ -69,10 +73,13 @@ CREATE VIEW pv_eoi_hit_rate AS
     (SELECT value FROM stats WHERE session = s.id AND key = 'exits_saved_pv_eoi') AS exits_saved
   FROM sessions s;
 CREATE VIEW ipi_fanout AS
-  SELECT i.session, i.id AS ipi, i.record, i.ts_ns, i.kind, printf('0x%02x', i.vector) AS vector, i.sender_vcpu,
-    (SELECT count(*) FROM ipi_destinations d WHERE d.session = i.session AND d.ipi = i.id AND d.expected) AS expected,
-    (SELECT count(*) FROM ipi_destinations d WHERE d.session = i.session AND d.ipi = i.id AND d.received) AS received
-  FROM ipis i;
+  SELECT session, kind, printf('0x%02x', vector) AS vector, destinations, count(*) AS ipis,
+         sum(delivered != destinations) AS mismatched
+  FROM ipis GROUP BY session, kind, vector, destinations;
+CREATE VIEW intervals AS
+  SELECT session, vm, vcpu, 'guest' AS state, ts_ns - guest_ns AS start_ns, ts_ns AS end_ns FROM exits WHERE guest_ns IS NOT NULL
+  UNION ALL
+  SELECT session, vm, vcpu, CASE WHEN halted THEN 'halted' ELSE 'host' END, ts_ns, ts_ns + host_ns FROM exits WHERE host_ns IS NOT NULL;
 CREATE VIEW findings_with_evidence AS
   SELECT f.session, f.id, f.rule, f.severity, f.vcpu, f.ts_ns, f.record, f.expected, f.observed,
     (SELECT group_concat(c.record || ': ' || c.what, '; ') FROM finding_chain c
