@@ -20,11 +20,10 @@ CREATE TABLE event_names (session INTEGER NOT NULL, id INTEGER NOT NULL, name TE
   PRIMARY KEY (session, id)) WITHOUT ROWID;
 -- rowid = session << 40 | record (the raw record index): a session is a rowid range
 -- and a record one lookup, with no index to maintain on import. f0..f7 are the
--- event kind's normalized fields in slot order; table field_names says which is which.
+-- event kind's normalized fields in slot order (field_names, version 2, names them).
 CREATE TABLE event_rows (
   ts_ns INTEGER NOT NULL, cpu INTEGER, tid INTEGER, vm INTEGER, vcpu INTEGER, name_id INTEGER NOT NULL,
   f0 INTEGER, f1 INTEGER, f2 INTEGER, f3 INTEGER, f4 INTEGER, f5 INTEGER, f6 INTEGER, f7 INTEGER);
-CREATE TABLE field_names (name TEXT NOT NULL, slot INTEGER NOT NULL, field TEXT NOT NULL, PRIMARY KEY (name, slot)) WITHOUT ROWID;
 CREATE TABLE gaps (session INTEGER NOT NULL, ts_ns INTEGER, cpu INTEGER, lost INTEGER, before_record INTEGER);
 CREATE TABLE vcpus (session INTEGER NOT NULL, vm INTEGER, vcpu INTEGER, tid INTEGER, apic_id INTEGER,
   apic_id_from_trace INTEGER);
@@ -37,6 +36,7 @@ CREATE VIEW events AS
         // 2: replay results: intervals, exits, interrupt lifecycles, IPIs, findings, statistics
         R"sql(
 ALTER TABLE sessions ADD COLUMN semantics TEXT;
+CREATE TABLE field_names (name TEXT NOT NULL, slot INTEGER NOT NULL, field TEXT NOT NULL, PRIMARY KEY (name, slot)) WITHOUT ROWID;
 -- one row per exit; with the guest time that ended at it and the host (or halted)
 -- time after it, the per-vCPU intervals need no rows of their own (view intervals)
 CREATE TABLE exits (session INTEGER NOT NULL, record INTEGER, ts_ns INTEGER, vm INTEGER, vcpu INTEGER,
