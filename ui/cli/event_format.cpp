@@ -21,7 +21,7 @@ bool hex_field(std::string_view f) {
 
 std::string value_text(std::string_view field, std::int64_t v) {
     char buf[32];
-    if (hex_field(field) && v >= 0) std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    if (hex_field(field)) std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
     else std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
     return buf;
 }
