@@ -1,0 +1,175 @@
+// irqflow-gui: per-vCPU interrupt timeline (Dear ImGui + GLFW + OpenGL 3).
+//
+//   irqflow-gui [--serial LOG] [--screenshot out.png] [--range A:B] [--size WxH] TRACE
+//
+// --screenshot renders one frame and exits (bug reports, docs, tests). --range is in
+// seconds of trace time. Wheel: zoom around the cursor; drag: pan; +/-: zoom;
+// arrows: pan; Home/End: whole trace.
+#include <GL/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui/backends/imgui_impl_glfw.h>
+#include <imgui/backends/imgui_impl_opengl3.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "irqflow/capture/error.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "timeline.hpp"
+#include "view.hpp"
+
+namespace {
+
+struct Options {
+    std::string trace, serial, screenshot;
+    std::optional<std::pair<double, double>> range;
+    int width = 1400, height = 0;  // height 0: fit the lanes
+};
+
+int usage(const char* why) {
+    std::fprintf(stderr, "irqflow-gui: %s\nusage: irqflow-gui [--serial LOG] [--screenshot out.png] [--range A:B] [--size WxH] TRACE\n", why);
+    return 64;
+}
+
+bool write_png(const std::string& path, int w, int h) {
+    std::vector<unsigned char> px(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 3);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, px.data());
+    std::vector<unsigned char> flipped(px.size());  // OpenGL rows go bottom-up
+    const std::size_t row = static_cast<std::size_t>(w) * 3;
+    for (int y = 0; y < h; ++y)
+        std::memcpy(&flipped[static_cast<std::size_t>(y) * row], &px[static_cast<std::size_t>(h - 1 - y) * row], row);
+    return stbi_write_png(path.c_str(), w, h, 3, flipped.data(), static_cast<int>(row)) != 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "--serial") o.serial = next();
+        else if (a == "--screenshot") o.screenshot = next();
+        else if (a == "--range") {
+            double x = 0, y = 0;
+            if (std::sscanf(next().c_str(), "%lf:%lf", &x, &y) != 2 || y <= x) return usage("--range wants A:B seconds, A < B");
+            o.range = {x, y};
+        } else if (a == "--size") {
+            if (std::sscanf(next().c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 200) return usage("--size wants WxH");
+        } else if (a.size() > 1 && a[0] == '-') return usage(("unknown option " + a).c_str());
+        else o.trace = a;
+    }
+    if (o.trace.empty()) return usage("expects a TRACE");
+
+    irqflow::Trace trace;
+    std::optional<irqflow::SerialLog> serial;
+    irqflow::replay::ReplayResult replay;
+    try {
+        trace = irqflow::load_trace(o.trace);
+        if (!o.serial.empty()) {
+            serial = irqflow::read_serial_log(o.serial);
+            irqflow::align_serial(trace, *serial);
+        }
+        irqflow::replay::ReplayOptions ro;
+        ro.collect_details = true;
+        replay = irqflow::replay::replay(trace, ro);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "irqflow-gui: %s\n", e.what());
+        return 2;
+    }
+    const irqflow::gui::Timeline tl = irqflow::gui::build_timeline(trace, replay, serial ? &*serial : nullptr);
+    std::int64_t t0 = tl.t0, t1 = tl.t1;
+    if (o.range) {
+        t0 = static_cast<std::int64_t>(o.range->first * 1e9);
+        t1 = static_cast<std::int64_t>(o.range->second * 1e9);
+    }
+    if (o.height == 0)
+        o.height = static_cast<int>(irqflow::gui::Layout::kTop + irqflow::gui::Layout::kLaneHeight * static_cast<float>(tl.lanes.size()) + 40);
+
+    if (!glfwInit()) {
+        std::fprintf(stderr, "irqflow-gui: cannot initialise GLFW (no display? run under xvfb-run)\n");
+        return 2;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    glfwWindowHint(GLFW_RESIZABLE, o.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
+    GLFWwindow* win = glfwCreateWindow(o.width, o.height, ("irqflow - " + o.trace).c_str(), nullptr, nullptr);
+    if (!win) {
+        std::fprintf(stderr, "irqflow-gui: cannot create an OpenGL 3.3 window\n");
+        glfwTerminate();
+        return 2;
+    }
+    glfwMakeContextCurrent(win);
+    glfwSwapInterval(1);
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    ImGui::GetIO().IniFilename = nullptr;
+    ImGui::StyleColorsDark();
+    ImGui_ImplGlfw_InitForOpenGL(win, true);
+    ImGui_ImplOpenGL3_Init("#version 330");
+
+    int frames = 0, rc = 0;
+    double drag_from = -1;
+    while (!glfwWindowShouldClose(win)) {
+        glfwPollEvents();
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        int fw = 0, fh = 0;
+        glfwGetFramebufferSize(win, &fw, &fh);
+        const irqflow::gui::Layout layout{static_cast<float>(fw), static_cast<float>(fh), t0, t1};
+        // navigation: wheel zoom around the cursor, drag pan, keys
+        ImGuiIO& io = ImGui::GetIO();
+        const double span = static_cast<double>(t1 - t0);
+        const double frac = std::clamp((io.MousePos.x - irqflow::gui::Layout::kGutter) / (layout.width - irqflow::gui::Layout::kGutter), 0.0f, 1.0f);
+        auto zoom = [&](double factor, double at) {
+            const double center = static_cast<double>(t0) + at * span;
+            const double nspan = std::max(1000.0, span * factor);
+            t0 = static_cast<std::int64_t>(center - at * nspan);
+            t1 = static_cast<std::int64_t>(center + (1 - at) * nspan);
+        };
+        if (io.MouseWheel != 0) zoom(io.MouseWheel > 0 ? 0.8 : 1.25, frac);
+        if (ImGui::IsMouseClicked(0)) drag_from = io.MousePos.x;
+        if (ImGui::IsMouseDown(0) && drag_from >= 0) {
+            const auto d = static_cast<std::int64_t>((io.MousePos.x - drag_from) / (layout.width - irqflow::gui::Layout::kGutter) * span);
+            t0 -= d;
+            t1 -= d;
+            drag_from = io.MousePos.x;
+        }
+        // ImGui 1.86 indexes keys by the backend's (GLFW) key codes
+        if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) zoom(0.5, 0.5);
+        if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) zoom(2.0, 0.5);
+        const auto step = static_cast<std::int64_t>(span / 10);
+        if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) { t0 -= step; t1 -= step; }
+        if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) { t0 += step; t1 += step; }
+        if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) { t0 = tl.t0; t1 = tl.t1; }
+
+        irqflow::gui::draw_timeline(ImGui::GetBackgroundDrawList(), tl, layout, 0, 0);
+        ImGui::Render();
+        glViewport(0, 0, fw, fh);
+        glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        if (!o.screenshot.empty() && ++frames == 3) {  // fonts and layout settle in the first frames
+            rc = write_png(o.screenshot, fw, fh) ? 0 : 2;
+            if (rc) std::fprintf(stderr, "irqflow-gui: cannot write %s\n", o.screenshot.c_str());
+            break;
+        }
+        glfwSwapBuffers(win);
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(win);
+    glfwTerminate();
+    return rc;
+}

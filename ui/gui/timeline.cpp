@@ -1,0 +1,106 @@
+#include "timeline.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "irqflow/capture/exit_reasons.hpp"
+
+namespace irqflow::gui {
+
+std::uint32_t vector_color(int vector) {
+    // Spread the 256 vectors over the hue circle (golden-ratio steps), bright and opaque.
+    const float h = static_cast<float>((vector * 0.61803398875) - static_cast<int>(vector * 0.61803398875));
+    const float s = 0.65f, v = 0.95f;
+    const int i = static_cast<int>(h * 6);
+    const float f = h * 6 - static_cast<float>(i), p = v * (1 - s), q = v * (1 - f * s), t = v * (1 - (1 - f) * s);
+    float r = v, g = t, b = p;
+    switch (i % 6) {
+    case 0: r = v; g = t; b = p; break;
+    case 1: r = q; g = v; b = p; break;
+    case 2: r = p; g = v; b = t; break;
+    case 3: r = p; g = q; b = v; break;
+    case 4: r = t; g = p; b = v; break;
+    default: r = v; g = p; b = q; break;
+    }
+    auto c = [](float x) { return static_cast<std::uint32_t>(x * 255.0f + 0.5f); };
+    return 0xff000000u | (c(b) << 16) | (c(g) << 8) | c(r);
+}
+
+std::uint32_t state_color(VcpuState s) {
+    switch (s) {
+    case VcpuState::Guest: return 0xff50b450;   // green
+    case VcpuState::Host: return 0xff3c78dc;    // orange
+    case VcpuState::Halted: return 0xff5a5a5a;  // grey
+    }
+    return 0xffffffff;
+}
+
+namespace {
+
+std::uint32_t exit_color(const Event& e) {
+    // one colour per reason, stable across traces
+    const auto r = e.get(slot::exit_reason).value_or(0);
+    return vector_color(static_cast<int>((r * 7 + e.get(slot::exit_isa).value_or(1)) & 0xff)) & 0xffc0c0c0u;
+}
+
+}  // namespace
+
+Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial) {
+    Timeline tl;
+    std::map<std::pair<std::int32_t, std::int32_t>, int> lane_of;
+    for (const auto& vm : trace.vms)
+        for (const auto& v : vm.vcpus) {
+            lane_of[{vm.id.value(), v.id.value()}] = static_cast<int>(tl.lanes.size());
+            tl.lanes.push_back({vm.id, v.id, {}, {}, {}, {}});
+        }
+    if (!trace.events.empty()) {
+        tl.t0 = trace.events.front().ts.value();
+        tl.t1 = std::max(tl.t0 + 1, trace.events.back().ts.value());
+    }
+    auto lane = [&](VmId vm, VcpuId v) {
+        auto it = lane_of.find({vm.value(), v.value()});
+        return it == lane_of.end() ? -1 : it->second;
+    };
+    std::vector<std::pair<std::int64_t, VcpuState>> open(tl.lanes.size(), {-1, VcpuState::Host});
+    for (const auto& e : trace.events) {
+        const int l = lane(e.vm, e.vcpu);
+        if (l < 0 || (e.kind != EventKind::Entry && e.kind != EventKind::Exit)) continue;
+        auto& L = tl.lanes[static_cast<std::size_t>(l)];
+        auto& o = open[static_cast<std::size_t>(l)];
+        if (o.first >= 0) L.bands.push_back({o.first, e.ts.value(), o.second});
+        if (e.kind == EventKind::Entry) {
+            o = {e.ts.value(), VcpuState::Guest};
+        } else {
+            const auto r = e.get(slot::exit_reason).value_or(-1);
+            const bool hlt = e.get(slot::exit_isa).value_or(kIsaVmx) == kIsaSvm ? r == 0x78 : (r & 0xffff) == 12;
+            o = {e.ts.value(), hlt ? VcpuState::Halted : VcpuState::Host};
+            L.exits.push_back({e.ts.value(), exit_color(e)});
+        }
+    }
+    for (std::size_t l = 0; l < open.size(); ++l)
+        if (open[l].first >= 0) tl.lanes[l].bands.push_back({open[l].first, tl.t1, open[l].second});
+    for (const auto& ir : replay.interrupts) {
+        const int l = lane(ir.vm, ir.vcpu);
+        if (l < 0) continue;
+        auto& L = tl.lanes[static_cast<std::size_t>(l)];
+        L.isr.push_back({ir.inject_ts, ir.eoi_ts ? ir.eoi_ts : tl.t1, ir.vector, std::max(1, ir.nesting_depth), ir.eoi_path == "pv-eoi"});
+        L.markers.push_back({Marker::Injection, ir.inject_ts, ir.vector});
+        if (ir.eoi_ts) L.markers.push_back({ir.eoi_path == "pv-eoi" ? Marker::PvEoi : Marker::RealEoi, ir.eoi_ts, ir.vector});
+    }
+    for (auto& L : tl.lanes) std::sort(L.markers.begin(), L.markers.end(), [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
+    for (const auto& p : replay.ipis) {
+        const int from = lane(p.vm, p.sender);
+        for (auto apic : p.received)
+            for (const auto& vm : trace.vms)
+                if (vm.id == p.vm)
+                    for (const auto& v : vm.vcpus)
+                        if (v.apic.value() == apic) tl.arrows.push_back({p.ts, from, lane(vm.id, v.id), p.kind == "PV IPI hypercall"});
+    }
+    for (const auto& f : replay.findings) tl.findings.push_back({f.ts.value(), lane(f.vm, f.vcpu), std::string(replay::rule_info(f.rule).id)});
+    if (serial)
+        for (const auto& l : serial->lines)
+            if (l.host_ts) tl.serial.push_back({l.host_ts->value(), l.text});
+    return tl;
+}
+
+}  // namespace irqflow::gui

@@ -1,0 +1,87 @@
+// The GUI's data side (no ImGui here): per-vCPU lanes built once from the trace and
+// the replay, and the fixed layout the view draws them with. Tests use the same
+// layout and colours to check pixels.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "irqflow/capture/serial.hpp"
+#include "irqflow/capture/trace.hpp"
+#include "irqflow/replay/replay.hpp"
+
+namespace irqflow::gui {
+
+enum class VcpuState : std::uint8_t { Guest, Host, Halted };
+
+struct Band {
+    std::int64_t start, end;
+    VcpuState state;
+};
+struct ExitTick {
+    std::int64_t ts;
+    std::uint32_t color;
+};
+struct IsrBar {
+    std::int64_t start, end;  // injection → EOI (or the end of the trace)
+    int vector, depth;        // depth 1 = outermost
+    bool pv_eoi;
+};
+struct Marker {
+    enum Kind : std::uint8_t { Injection, RealEoi, PvEoi } kind;
+    std::int64_t ts;
+    int vector;
+};
+struct Lane {
+    VmId vm;
+    VcpuId vcpu;
+    std::vector<Band> bands;      // time order
+    std::vector<ExitTick> exits;  // time order
+    std::vector<IsrBar> isr;      // by start
+    std::vector<Marker> markers;  // time order
+};
+struct Arrow {
+    std::int64_t ts;
+    int from_lane, to_lane;
+    bool pv;  // PV IPI hypercall (vs ICR write / Hyper-V)
+};
+struct FindingMark {
+    std::int64_t ts;
+    int lane;  // -1: not tied to a vCPU
+    std::string rule;
+};
+struct SerialMark {
+    std::int64_t ts;
+    std::string text;
+};
+
+struct Timeline {
+    std::vector<Lane> lanes;
+    std::vector<Arrow> arrows;
+    std::vector<FindingMark> findings;
+    std::vector<SerialMark> serial;
+    std::int64_t t0 = 0, t1 = 1;
+};
+
+Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial);
+
+// Colours (ImGui's ABGR packing: 0xAABBGGRR).
+std::uint32_t vector_color(int vector);
+std::uint32_t state_color(VcpuState s);
+inline constexpr std::uint32_t kFindingColor = 0xff0000ff;  // red
+inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
+
+// Where things go in a view `width` x `height` showing [t0, t1].
+struct Layout {
+    float width, height;
+    std::int64_t t0, t1;
+    static constexpr float kGutter = 90, kTop = 24, kLaneHeight = 64, kBandHeight = 10, kTickHeight = 8, kIsrRow = 12;
+    float x(std::int64_t ts) const { return kGutter + (width - kGutter) * static_cast<float>(ts - t0) / static_cast<float>(t1 - t0); }
+    float lane_top(int lane) const { return kTop + static_cast<float>(lane) * kLaneHeight; }
+    float band_y(int lane) const { return lane_top(lane) + 2; }
+    float tick_y(int lane) const { return band_y(lane) + kBandHeight + 2; }
+    float isr_y(int lane, int depth) const { return tick_y(lane) + kTickHeight + 2 + static_cast<float>(depth - 1) * kIsrRow; }
+    float serial_y(int lanes) const { return lane_top(lanes) + 4; }
+};
+
+}  // namespace irqflow::gui
