@@ -1,0 +1,134 @@
+// irqflow-gui under Xvfb: a real window, a real frame, and its pixels.
+#include <catch2/catch.hpp>
+
+#include <stb_image.h>
+
+#include <sstream>
+
+#include "helpers.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/replay/replay.hpp"
+#include "timeline.hpp"
+
+using namespace irqflow;
+using namespace irqflow::test;
+
+namespace {
+
+struct Image {
+    int w = 0, h = 0;
+    std::vector<unsigned char> px;
+    std::uint32_t at(int x, int y) const {  // as 0xAABBGGRR, like ImGui colours
+        const auto* p = &px[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) * 3];
+        return 0xff000000u | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
+    }
+};
+
+bool have_xvfb() { return run("command -v xvfb-run").status == 0; }
+
+// Renders TRACE to a PNG through the real binary under Xvfb.
+Image screenshot(const std::string& trace, const std::string& range, int w, int h) {
+    auto out = scratch("shot-" + std::to_string(w) + ".png");
+    std::filesystem::remove(out);
+    // Mesa and X libraries keep allocations for the process lifetime: not our leaks.
+    auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1600x1000x24' '" + std::string(IRQFLOW_GUI) +
+                     "' --screenshot '" + out.string() + "' --range " + range + " --size " + std::to_string(w) + "x" +
+                     std::to_string(h) + " '" + trace + "'",
+                 true);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    Image img;
+    int n = 0;
+    unsigned char* data = stbi_load(out.c_str(), &img.w, &img.h, &n, 3);
+    REQUIRE(data);
+    img.px.assign(data, data + static_cast<std::size_t>(img.w) * static_cast<std::size_t>(img.h) * 3);
+    stbi_image_free(data);
+    return img;
+}
+
+}  // namespace
+
+TEST_CASE("a screenshot of a real capture shows each vCPU's lane and its ISR bars in the vector's colour", "[gui]") {
+    if (!have_xvfb()) {
+        WARN("xvfb-run not installed: GUI test skipped");
+        return;
+    }
+    const std::int64_t a = 19'800'000'000, b = 20'400'000'000;
+    Image img = screenshot(sample("pveoi-on.dat"), "19.8:20.4", 1400, 330);
+    REQUIRE(img.w == 1400);
+    REQUIRE(img.h == 330);
+    Trace t = load_trace(sample("pveoi-on.dat"));
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    auto r = replay::replay(t, o);
+    gui::Timeline tl = gui::build_timeline(t, r, nullptr);
+    gui::Layout L{1400, 330, a, b};
+    REQUIRE(tl.lanes.size() == 4);
+    for (int l = 0; l < 4; ++l) {
+        // the state band of every vCPU: guest, host or halted colour in most columns
+        int banded = 0;
+        const int y = static_cast<int>(L.band_y(l)) + 5;
+        for (int x = static_cast<int>(gui::Layout::kGutter); x < img.w; ++x) {
+            const auto c = img.at(x, y);
+            banded += c == gui::state_color(gui::VcpuState::Guest) || c == gui::state_color(gui::VcpuState::Host) ||
+                      c == gui::state_color(gui::VcpuState::Halted);
+        }
+        INFO("lane " << l);
+        CHECK(banded > (img.w - 90) * 8 / 10);
+    }
+    // every ISR bar at least 6 px wide shows its vector's colour near its end (IPI lines
+    // may cross a few of them)
+    int bars = 0, matching = 0;
+    for (int l = 0; l < 4; ++l)
+        for (const auto& bar : tl.lanes[static_cast<std::size_t>(l)].isr) {
+            if (bar.start < a || bar.end > b || bar.depth != 1 || L.x(bar.end) - L.x(bar.start) < 6) continue;
+            ++bars;
+            const int x = static_cast<int>(L.x(bar.end)) - 2, y = static_cast<int>(L.isr_y(l, 1)) + 5;
+            matching += img.at(x, y) == gui::vector_color(bar.vector);
+        }
+    INFO(matching << " of " << bars << " bars");
+    REQUIRE(bars >= 3);
+    CHECK(matching * 10 >= bars * 8);
+    // a healthy capture has no finding markers (pure red appears nowhere else)
+    int red = 0;
+    for (int y = 0; y < img.h; ++y)
+        for (int x = 0; x < img.w; ++x) red += img.at(x, y) == gui::kFindingColor;
+    CHECK(red == 0);
+}
+
+TEST_CASE("a finding on a mutated capture shows as a red marker", "[gui]") {
+    if (!have_xvfb()) {
+        WARN("xvfb-run not installed: GUI test skipped");
+        return;
+    }
+    // report text of a real capture with one timer EOI removed (its kvm_eoi + kvm_pv_eoi)
+    std::istringstream in(run("trace-cmd report -t '" + sample("pveoi-on.dat") + "'").out);
+    std::string line, text;
+    bool dropped = false;
+    std::string pending;
+    while (std::getline(in, line)) {
+        if (!dropped && line.find("kvm_eoi:") != std::string::npos && line.find("vector 236") != std::string::npos &&
+            line.find("20.0") != std::string::npos) {
+            pending = line;
+            continue;
+        }
+        if (!pending.empty()) {
+            if (line.find("kvm_pv_eoi:") != std::string::npos) {
+                dropped = true;
+                pending.clear();
+                continue;
+            }
+            text += pending + "\n";
+            pending.clear();
+        }
+        text += line + "\n";
+    }
+    REQUIRE(dropped);
+    auto path = scratch("mutant.txt");
+    write_file(path, text);
+    Image img = screenshot(path.string(), "19.8:21.1", 1200, 330);
+    int red = 0;
+    for (int y = 0; y < img.h; ++y)
+        for (int x = 0; x < img.w; ++x) red += img.at(x, y) == gui::kFindingColor;
+    CHECK(red > 20);
+}
