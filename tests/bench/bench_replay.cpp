@@ -8,6 +8,7 @@
 #include <string>
 
 #include "irqflow/capture/readers.hpp"
+#include "repeat_trace.hpp"
 #include "irqflow/replay/replay.hpp"
 
 int main(int argc, char** argv) {
@@ -19,15 +20,7 @@ int main(int argc, char** argv) {
         else file = a;
     }
     const irqflow::Trace base = irqflow::load_trace(file);
-    irqflow::Trace big = base;
-    big.events.reserve(target + base.events.size());
-    const std::int64_t span = base.events.back().ts.value() - base.events.front().ts.value() + 1000;
-    for (int rep = 1; big.events.size() < target; ++rep)
-        for (auto e : base.events) {
-            e.ts = irqflow::TimestampNs(e.ts.value() + rep * span);
-            e.record += static_cast<std::uint64_t>(rep) * base.events.size();
-            big.events.push_back(e);
-        }
+    const irqflow::Trace big = irqflow::bench::repeat_trace(base, target);
     double best = 1e30;
     std::uint64_t findings = 0;
     for (int run = 0; run < 3; ++run) {

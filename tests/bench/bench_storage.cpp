@@ -9,6 +9,7 @@
 #include <string>
 
 #include "irqflow/capture/readers.hpp"
+#include "repeat_trace.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/database.hpp"
 
@@ -24,14 +25,7 @@ int main(int argc, char** argv) {
     }
     for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db + ext);
     const irqflow::Trace base = irqflow::load_trace(std::string(IRQFLOW_SAMPLES) + "/pveoi-on.dat");
-    irqflow::Trace big = base;
-    const std::int64_t span = base.events.back().ts.value() - base.events.front().ts.value() + 1000;
-    for (int rep = 1; big.events.size() < target; ++rep)
-        for (auto e : base.events) {
-            e.ts = irqflow::TimestampNs(e.ts.value() + rep * span);
-            e.record += static_cast<std::uint64_t>(rep) * base.events.size();
-            big.events.push_back(e);
-        }
+    const irqflow::Trace big = irqflow::bench::repeat_trace(base, target);
     irqflow::replay::ReplayOptions o;
     o.collect_details = true;
     const auto r = irqflow::replay::replay(big, o);

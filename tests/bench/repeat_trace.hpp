@@ -1,0 +1,21 @@
+// A real capture repeated until the stream holds `target` events, timestamps and record
+// indices shifted so it stays ordered (benchmarks need big streams; captures are small).
+#pragma once
+#include "irqflow/capture/trace.hpp"
+
+namespace irqflow::bench {
+
+inline Trace repeat_trace(const Trace& base, std::size_t target) {
+    Trace big = base;
+    big.events.reserve(target + base.events.size());
+    const std::int64_t span = base.events.back().ts.value() - base.events.front().ts.value() + 1000;
+    for (int rep = 1; big.events.size() < target; ++rep)
+        for (auto e : base.events) {
+            e.ts = TimestampNs(e.ts.value() + rep * span);
+            e.record += static_cast<std::uint64_t>(rep) * base.events.size();
+            big.events.push_back(e);
+        }
+    return big;
+}
+
+}  // namespace irqflow::bench
