@@ -4,7 +4,7 @@
 //
 // --screenshot renders one frame and exits (bug reports, docs, tests). --range is in
 // seconds of trace time. Wheel: zoom around the cursor; drag: pan; +/-: zoom;
-// arrows: pan; Home/End: whole trace.
+// arrows: pan; Home/End: whole trace; N/P: next/previous finding.
 #include <GL/gl.h>
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -47,6 +47,53 @@ bool write_png(const std::string& path, int w, int h) {
     for (int y = 0; y < h; ++y)
         std::memcpy(&flipped[static_cast<std::size_t>(y) * row], &px[static_cast<std::size_t>(h - 1 - y) * row], row);
     return stbi_write_png(path.c_str(), w, h, 3, flipped.data(), static_cast<int>(row)) != 0;
+}
+
+// Centres the view on ts, keeping the zoom.
+void centre_on(std::int64_t ts, std::int64_t& t0, std::int64_t& t1) {
+    const std::int64_t half = (t1 - t0) / 2;
+    t0 = ts - half;
+    t1 = ts + half;
+}
+
+// Interactive panels (not in screenshots): findings (click or N/P to jump) and the
+// replay's statistics.
+void panels(const irqflow::gui::Timeline& tl, const irqflow::replay::ReplayResult& r, std::int64_t& t0, std::int64_t& t1) {
+    const std::int64_t mid = (t0 + t1) / 2;
+    if (!tl.findings.empty() && (ImGui::IsKeyPressed(GLFW_KEY_N) || ImGui::IsKeyPressed(GLFW_KEY_P))) {
+        const bool next = ImGui::IsKeyPressed(GLFW_KEY_N);
+        const irqflow::gui::FindingMark* pick = nullptr;
+        for (const auto& f : tl.findings)
+            if (next ? (f.ts > mid && (!pick || f.ts < pick->ts)) : (f.ts < mid && (!pick || f.ts > pick->ts))) pick = &f;
+        if (pick) centre_on(pick->ts, t0, t1);
+    }
+    ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 380, ImGui::GetIO().DisplaySize.y - 260), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(370, 250), ImGuiCond_FirstUseEver);
+    if (ImGui::Begin("Findings (N/P: next/previous)")) {
+        if (tl.findings.empty()) ImGui::TextUnformatted("no divergences or liveness failures");
+        for (std::size_t i = 0; i < r.findings.size(); ++i) {
+            const auto& f = r.findings[i];
+            char line[160];
+            std::snprintf(line, sizeof line, "%.6f vcpu%d %s##%zu", static_cast<double>(f.ts.value()) / 1e9, f.vcpu.value(),
+                          std::string(irqflow::replay::rule_info(f.rule).id).c_str(), i);
+            if (ImGui::Selectable(line)) centre_on(f.ts.value(), t0, t1);
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("expected %s\nobserved %s", f.expected.c_str(), f.observed.c_str());
+        }
+    }
+    ImGui::End();
+    ImGui::SetNextWindowPos(ImVec2(ImGui::GetIO().DisplaySize.x - 760, ImGui::GetIO().DisplaySize.y - 260), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(370, 250), ImGuiCond_FirstUseEver);
+    if (ImGui::Begin("Statistics")) {
+        const auto& s = r.stats;
+        ImGui::Text("exits %llu; saved by PV EOI %llu, by PV IPI %llu", static_cast<unsigned long long>(s.exits),
+                    static_cast<unsigned long long>(s.exits_saved_pv_eoi), static_cast<unsigned long long>(s.exits_saved_pv_ipi));
+        ImGui::Text("PV EOI hit rate %.1f%%, max nesting %d", 100.0 * s.pv_eoi_hit_rate, s.max_nesting);
+        ImGui::Text("checked %llu/%llu injections, %llu EOIs", static_cast<unsigned long long>(s.injections_checked),
+                    static_cast<unsigned long long>(s.injections), static_cast<unsigned long long>(s.eois_checked));
+        ImGui::Separator();
+        for (const auto& [reason, n] : s.exits_by_reason) ImGui::Text("%8llu  %s", static_cast<unsigned long long>(n), reason.c_str());
+    }
+    ImGui::End();
 }
 
 }  // namespace
@@ -137,8 +184,9 @@ int main(int argc, char** argv) {
             t0 = static_cast<std::int64_t>(center - at * nspan);
             t1 = static_cast<std::int64_t>(center + (1 - at) * nspan);
         };
-        if (io.MouseWheel != 0) zoom(io.MouseWheel > 0 ? 0.8 : 1.25, frac);
-        if (ImGui::IsMouseClicked(0)) drag_from = io.MousePos.x;
+        if (io.MouseWheel != 0 && !io.WantCaptureMouse) zoom(io.MouseWheel > 0 ? 0.8 : 1.25, frac);
+        if (ImGui::IsMouseClicked(0) && !io.WantCaptureMouse) drag_from = io.MousePos.x;
+        if (!ImGui::IsMouseDown(0)) drag_from = -1;
         if (ImGui::IsMouseDown(0) && drag_from >= 0) {
             const auto d = static_cast<std::int64_t>((io.MousePos.x - drag_from) / (layout.width - irqflow::gui::Layout::kGutter) * span);
             t0 -= d;
@@ -154,6 +202,7 @@ int main(int argc, char** argv) {
         if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) { t0 = tl.t0; t1 = tl.t1; }
 
         irqflow::gui::draw_timeline(ImGui::GetBackgroundDrawList(), tl, layout, 0, 0);
+        if (o.screenshot.empty()) panels(tl, replay, t0, t1);
         ImGui::Render();
         glViewport(0, 0, fw, fh);
         glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
