@@ -1,6 +1,6 @@
 // irqflow-gui: per-vCPU interrupt timeline (Dear ImGui + GLFW + OpenGL 3).
 //
-//   irqflow-gui [--serial LOG] [--screenshot out.png] [--range A:B] [--size WxH] TRACE
+//   irqflow-gui [--serial LOG] [--screenshot out.png [--panels]] [--range A:B] [--size WxH] TRACE
 //
 // --screenshot renders one frame and exits (bug reports, docs, tests). --range is in
 // seconds of trace time. Wheel: zoom around the cursor; drag: pan; +/-: zoom;
@@ -28,6 +28,7 @@ namespace {
 
 struct Options {
     std::string trace, serial, screenshot;
+    bool panels = false;  // also draw the panels into a screenshot
     std::optional<std::pair<double, double>> range;
     int width = 1400, height = 0;  // height 0: fit the lanes
 };
@@ -89,7 +90,7 @@ void panels(const irqflow::gui::Timeline& tl, const irqflow::replay::ReplayResul
                     static_cast<unsigned long long>(s.exits_saved_pv_eoi), static_cast<unsigned long long>(s.exits_saved_pv_ipi));
         ImGui::Text("PV EOI hit rate %.1f%%, max nesting %d", 100.0 * s.pv_eoi_hit_rate, s.max_nesting);
         ImGui::Text("checked %llu/%llu injections, %llu EOIs", static_cast<unsigned long long>(s.injections_checked),
-                    static_cast<unsigned long long>(s.injections), static_cast<unsigned long long>(s.eois_checked));
+                    static_cast<unsigned long long>(s.injections - s.soft_injections - s.reinjections), static_cast<unsigned long long>(s.eois_checked));
         ImGui::Separator();
         for (const auto& [reason, n] : s.exits_by_reason) ImGui::Text("%8llu  %s", static_cast<unsigned long long>(n), reason.c_str());
     }
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
         if (a == "--serial") o.serial = next();
         else if (a == "--screenshot") o.screenshot = next();
+        else if (a == "--panels") o.panels = true;
         else if (a == "--range") {
             double x = 0, y = 0;
             if (std::sscanf(next().c_str(), "%lf:%lf", &x, &y) != 2 || y <= x) return usage("--range wants A:B seconds, A < B");
@@ -202,7 +204,7 @@ int main(int argc, char** argv) {
         if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) { t0 = tl.t0; t1 = tl.t1; }
 
         irqflow::gui::draw_timeline(ImGui::GetBackgroundDrawList(), tl, layout, 0, 0);
-        if (o.screenshot.empty()) panels(tl, replay, t0, t1);
+        if (o.screenshot.empty() || o.panels) panels(tl, replay, t0, t1);
         ImGui::Render();
         glViewport(0, 0, fw, fh);
         glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
