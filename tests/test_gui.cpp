@@ -132,3 +132,35 @@ TEST_CASE("a finding on a mutated capture shows as a red marker", "[gui]") {
         for (int x = 0; x < img.w; ++x) red += img.at(x, y) == gui::kFindingColor;
     CHECK(red > 20);
 }
+
+#include "inspector_model.hpp"
+
+TEST_CASE("the inspector's state at a time equals a full replay up to that time", "[gui][inspector]") {
+    Trace t = load_trace(sample("pveoi-on.dat"));
+    const gui::StateIndex index(t, 20'000);  // several checkpoints
+    REQUIRE(index.checkpoints() > 5);
+    auto same = [](const std::vector<replay::VcpuState>& a, const std::vector<replay::VcpuState>& b) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (a[i].irr != b[i].irr || a[i].isr != b[i].isr || a[i].tmr != b[i].tmr || a[i].tpr != b[i].tpr ||
+                a[i].pv_eoi_enabled != b[i].pv_eoi_enabled || a[i].pv_eoi_armed != b[i].pv_eoi_armed || a[i].synced != b[i].synced)
+                return false;
+        return true;
+    };
+    int busy = 0;  // times at which some vCPU has something in IRR or ISR
+    for (std::size_t k = 1; k <= 40; ++k) {
+        const std::size_t idx = k * t.events.size() / 41;
+        const std::int64_t ts = t.events[idx].ts.value();
+        auto fast = index.at(ts);
+        replay::Replayer slow(t);
+        std::size_t upto = idx;
+        while (upto < t.events.size() && t.events[upto].ts.value() <= ts) ++upto;
+        slow.step_until(upto);
+        INFO("at " << ts);
+        CHECK(same(fast, slow.states()));
+        for (const auto& s : fast) busy += !s.irr.empty() || !s.isr.empty();
+    }
+    CHECK(busy > 0);
+    // and at the end it is what `check` computed
+    CHECK(same(index.at(t.events.back().ts.value()), replay::replay(t).final_state));
+}

@@ -90,6 +90,12 @@ public:
     Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics);
     void run();
     ReplayResult take();
+    void step(const Event& e) { on_event(e); }
+    std::vector<VcpuState> states() const {
+        std::vector<VcpuState> out;
+        for (const auto& v : vcpus_) out.push_back(v.s);
+        return out;
+    }
 
 private:
     void on_event(const Event& e);

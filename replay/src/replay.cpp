@@ -1,5 +1,6 @@
 #include "irqflow/replay/replay.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "engine.hpp"
@@ -54,5 +55,20 @@ ReplayResult replay(const Trace& trace, const ReplayOptions& options) {
     e.run();
     return e.take();
 }
+
+Replayer::Replayer(const Trace& trace, const ReplayOptions& options)
+    : trace_(trace),
+      engine_(std::make_unique<Engine>(trace, options,
+                                        options.semantics == PvEoiSemantics::Auto ? semantics_for_kernel(trace.meta.kernel_release)
+                                                                                  : options.semantics)) {}
+Replayer::~Replayer() = default;
+Replayer::Replayer(const Replayer& o) : trace_(o.trace_), engine_(std::make_unique<Engine>(*o.engine_)), pos_(o.pos_) {}
+
+void Replayer::step_until(std::size_t index) {
+    index = std::min(index, trace_.events.size());
+    for (; pos_ < index; ++pos_) engine_->step(trace_.events[pos_]);
+}
+
+std::vector<VcpuState> Replayer::states() const { return engine_->states(); }
 
 }  // namespace irqflow::replay

@@ -1,6 +1,7 @@
 // irqflow-gui: per-vCPU interrupt timeline (Dear ImGui + GLFW + OpenGL 3).
 //
-//   irqflow-gui [--serial LOG] [--screenshot out.png [--panels]] [--range A:B] [--size WxH] TRACE
+//   irqflow-gui [--serial LOG] [--screenshot out.png [--panels] [--inspect S:LANE]] [--range A:B]
+//               [--size WxH] TRACE
 //
 // --screenshot renders one frame and exits (bug reports, docs, tests). --range is in
 // seconds of trace time. Wheel: zoom around the cursor; drag: pan; +/-: zoom;
@@ -21,6 +22,7 @@
 
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
+#include "inspector_model.hpp"
 #include "timeline.hpp"
 #include "view.hpp"
 
@@ -29,6 +31,7 @@ namespace {
 struct Options {
     std::string trace, serial, screenshot;
     bool panels = false;  // also draw the panels into a screenshot
+    std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
     std::optional<std::pair<double, double>> range;
     int width = 1400, height = 0;  // height 0: fit the lanes
 };
@@ -97,6 +100,85 @@ void panels(const irqflow::gui::Timeline& tl, const irqflow::replay::ReplayResul
     ImGui::End();
 }
 
+// One 16x16 grid of a 256-bit register; returns the vector under the mouse or -1.
+int vector_grid(const char* title, const irqflow::replay::VectorSet& set, bool by_vector_colour) {
+    ImGui::TextUnformatted(title);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float cell = 9;
+    int hovered = -1;
+    for (int v = 0; v < 256; ++v) {
+        const ImVec2 a(p.x + static_cast<float>(v % 16) * cell, p.y + static_cast<float>(v / 16) * cell);
+        const ImVec2 b(a.x + cell - 1, a.y + cell - 1);
+        const std::uint32_t on = by_vector_colour ? irqflow::gui::vector_color(v) : 0xffe0e0e0;
+        dl->AddRectFilled(a, b, set.test(v) ? on : 0xff3a3a3a);
+        if (ImGui::IsMouseHoveringRect(a, b)) hovered = v;
+    }
+    ImGui::Dummy(ImVec2(16 * cell, 16 * cell));
+    return hovered;
+}
+
+// The inspector: the hovered vCPU's modelled APIC at the cursor time.
+void inspector(const irqflow::gui::Timeline& tl, const irqflow::gui::StateIndex& index, const irqflow::replay::ReplayResult& r,
+               const irqflow::gui::Layout& layout, std::int64_t& shown_ts, int& shown_lane,
+               std::vector<irqflow::replay::VcpuState>& states) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.WantCaptureMouse && io.MousePos.x > irqflow::gui::Layout::kGutter) {
+        const int lane = static_cast<int>((io.MousePos.y - irqflow::gui::Layout::kTop) / irqflow::gui::Layout::kLaneHeight);
+        if (lane >= 0 && lane < static_cast<int>(tl.lanes.size())) {
+            const auto ts = layout.t0 + static_cast<std::int64_t>((io.MousePos.x - irqflow::gui::Layout::kGutter) /
+                                                                 (layout.width - irqflow::gui::Layout::kGutter) *
+                                                                 static_cast<float>(layout.t1 - layout.t0));
+            if (ts != shown_ts || lane != shown_lane) {
+                states = index.at(ts);
+                shown_ts = ts;
+                shown_lane = lane;
+            }
+        }
+    }
+    ImGui::SetNextWindowPos(ImVec2(10, io.DisplaySize.y - 420), ImGuiCond_FirstUseEver);
+    ImGui::SetNextWindowSize(ImVec2(470, 410), ImGuiCond_FirstUseEver);
+    if (!ImGui::Begin("Inspector (hover a lane)")) {
+        ImGui::End();
+        return;
+    }
+    if (shown_lane < 0 || static_cast<std::size_t>(shown_lane) >= states.size()) {
+        ImGui::TextUnformatted("hover a vCPU lane to see its APIC at that time");
+        ImGui::End();
+        return;
+    }
+    const auto& s = states[static_cast<std::size_t>(shown_lane)];
+    ImGui::Text("vm%d/vcpu%d (APIC %u) at %.9f s%s", s.vm.value(), s.vcpu.value(), s.apic.value(), static_cast<double>(shown_ts) / 1e9,
+                s.synced ? "" : "  [state not proven yet]");
+    ImGui::Text("TPR 0x%02x  PPR 0x%02x  deliverable %s  PV EOI %s%s", s.tpr, s.ppr(), s.deliverable() >= 0 ? "yes" : "no",
+                s.pv_eoi_enabled ? "enabled" : "disabled", s.pv_eoi_armed ? ", armed" : "");
+    ImGui::Columns(3, nullptr, false);
+    const int irr = vector_grid("IRR", s.irr, false);
+    ImGui::NextColumn();
+    const int isr = vector_grid("ISR", s.isr, true);
+    ImGui::NextColumn();
+    const int tmr = vector_grid("TMR", s.tmr, false);
+    ImGui::Columns(1);
+    const int v = isr >= 0 ? isr : (irr >= 0 ? irr : tmr);
+    if (v >= 0) {
+        std::string where;
+        if (isr >= 0 && s.isr.test(isr)) {  // who set it and who cleared it
+            for (const auto& ir : r.interrupts)
+                if (ir.vm == s.vm && ir.vcpu == s.vcpu && ir.vector == isr && ir.inject_ts <= shown_ts &&
+                    (!ir.eoi_ts || ir.eoi_ts >= shown_ts)) {
+                    char b[200];
+                    std::snprintf(b, sizeof b, "\naccepted at record %llu, injected at record %llu, EOI %s%llu (%s)",
+                                  static_cast<unsigned long long>(ir.accept_record), static_cast<unsigned long long>(ir.inject_record),
+                                  ir.eoi_ts ? "at record " : "never", static_cast<unsigned long long>(ir.eoi_record),
+                                  ir.eoi_path.empty() ? "-" : ir.eoi_path.c_str());
+                    where = b;
+                }
+        }
+        ImGui::SetTooltip("vector 0x%02x%s", v, where.c_str());
+    }
+    ImGui::End();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,6 +189,13 @@ int main(int argc, char** argv) {
         if (a == "--serial") o.serial = next();
         else if (a == "--screenshot") o.screenshot = next();
         else if (a == "--panels") o.panels = true;
+        else if (a == "--inspect") {
+            double ts = 0;
+            int lane = 0;
+            if (std::sscanf(next().c_str(), "%lf:%d", &ts, &lane) != 2) return usage("--inspect wants SECONDS:LANE");
+            o.inspect = {ts, lane};
+            o.panels = true;
+        }
         else if (a == "--range") {
             double x = 0, y = 0;
             if (std::sscanf(next().c_str(), "%lf:%lf", &x, &y) != 2 || y <= x) return usage("--range wants A:B seconds, A < B");
@@ -135,6 +224,15 @@ int main(int argc, char** argv) {
         return 2;
     }
     const irqflow::gui::Timeline tl = irqflow::gui::build_timeline(trace, replay, serial ? &*serial : nullptr);
+    const irqflow::gui::StateIndex index(trace);
+    std::int64_t shown_ts = -1;
+    int shown_lane = -1;
+    std::vector<irqflow::replay::VcpuState> states;
+    if (o.inspect) {
+        shown_ts = static_cast<std::int64_t>(o.inspect->first * 1e9);
+        shown_lane = o.inspect->second;
+        states = index.at(shown_ts);
+    }
     std::int64_t t0 = tl.t0, t1 = tl.t1;
     if (o.range) {
         t0 = static_cast<std::int64_t>(o.range->first * 1e9);
@@ -204,7 +302,10 @@ int main(int argc, char** argv) {
         if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) { t0 = tl.t0; t1 = tl.t1; }
 
         irqflow::gui::draw_timeline(ImGui::GetBackgroundDrawList(), tl, layout, 0, 0);
-        if (o.screenshot.empty() || o.panels) panels(tl, replay, t0, t1);
+        if (o.screenshot.empty() || o.panels) {
+            panels(tl, replay, t0, t1);
+            inspector(tl, index, replay, layout, shown_ts, shown_lane, states);
+        }
         ImGui::Render();
         glViewport(0, 0, fw, fh);
         glClearColor(0.12f, 0.12f, 0.12f, 1.0f);

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -116,5 +117,25 @@ struct ReplayResult {
 };
 
 ReplayResult replay(const Trace& trace, const ReplayOptions& options = {});
+
+class Engine;
+// Incremental replay, for "the APIC state at time T" (the GUI inspector): step through
+// the trace's events and read every vCPU's modelled state; copies are checkpoints.
+class Replayer {
+public:
+    Replayer(const Trace& trace, const ReplayOptions& options = {});
+    ~Replayer();
+    Replayer(const Replayer& other);
+    Replayer& operator=(const Replayer&) = delete;
+    // Processes events up to (not including) trace.events[index].
+    void step_until(std::size_t index);
+    std::size_t position() const { return pos_; }
+    std::vector<VcpuState> states() const;
+
+private:
+    const Trace& trace_;
+    std::unique_ptr<Engine> engine_;
+    std::size_t pos_ = 0;
+};
 
 }  // namespace irqflow::replay

@@ -1,0 +1,26 @@
+#include "inspector_model.hpp"
+
+#include <algorithm>
+
+namespace irqflow::gui {
+
+StateIndex::StateIndex(const Trace& trace, std::size_t every) : trace_(trace), every_(std::max<std::size_t>(every, 1)) {
+    replay::Replayer r(trace);
+    checkpoints_.push_back(std::make_unique<replay::Replayer>(r));
+    for (std::size_t at = every_; at < trace.events.size(); at += every_) {
+        r.step_until(at);
+        checkpoints_.push_back(std::make_unique<replay::Replayer>(r));
+    }
+}
+
+std::vector<replay::VcpuState> StateIndex::at(std::int64_t ts) const {
+    const auto& ev = trace_.events;
+    const auto idx = static_cast<std::size_t>(
+        std::upper_bound(ev.begin(), ev.end(), ts, [](std::int64_t t, const Event& e) { return t < e.ts.value(); }) - ev.begin());
+    const std::size_t k = std::min(idx / every_, checkpoints_.size() - 1);
+    replay::Replayer r(*checkpoints_[k]);
+    r.step_until(idx);
+    return r.states();
+}
+
+}  // namespace irqflow::gui
