@@ -1,6 +1,6 @@
 // irqflow-gui: per-vCPU interrupt timeline (Dear ImGui + GLFW + OpenGL 3).
 //
-//   irqflow-gui [--serial LOG] [--screenshot out.png [--panels] [--inspect S:LANE]] [--range A:B]
+//   irqflow-gui [--serial LOG] [--screenshot out.png [--panels] [--inspect S:LANE]] [--bench-frames N] [--range A:B]
 //               [--size WxH] TRACE
 //
 // --screenshot renders one frame and exits (bug reports, docs, tests). --range is in
@@ -14,6 +14,7 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -32,6 +33,7 @@ struct Options {
     std::string trace, serial, screenshot;
     bool panels = false;  // also draw the panels into a screenshot
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
+    int bench_frames = 0;  // render this many frames while zooming and panning, print frame times
     std::optional<std::pair<double, double>> range;
     int width = 1400, height = 0;  // height 0: fit the lanes
 };
@@ -189,6 +191,7 @@ int main(int argc, char** argv) {
         if (a == "--serial") o.serial = next();
         else if (a == "--screenshot") o.screenshot = next();
         else if (a == "--panels") o.panels = true;
+        else if (a == "--bench-frames") o.bench_frames = std::atoi(next().c_str());
         else if (a == "--inspect") {
             double ts = 0;
             int lane = 0;
@@ -256,7 +259,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     glfwMakeContextCurrent(win);
-    glfwSwapInterval(1);
+    glfwSwapInterval(o.bench_frames > 0 ? 0 : 1);
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;
@@ -265,6 +268,7 @@ int main(int argc, char** argv) {
     ImGui_ImplOpenGL3_Init("#version 330");
 
     int frames = 0, rc = 0;
+    std::vector<double> frame_ms;
     double drag_from = -1;
     while (!glfwWindowShouldClose(win)) {
         glfwPollEvents();
@@ -311,6 +315,28 @@ int main(int argc, char** argv) {
         glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        if (o.bench_frames > 0) {  // zoom in and out around moving points, panning as it goes
+            glFinish();
+            static auto last = std::chrono::steady_clock::now();
+            const auto now = std::chrono::steady_clock::now();
+            if (frames > 2) frame_ms.push_back(std::chrono::duration<double, std::milli>(now - last).count());
+            last = now;
+            const double phase = static_cast<double>(frames % 120) / 120.0;
+            const double scale = phase < 0.5 ? 1.0 - 1.9 * phase : 0.05 + 1.9 * (phase - 0.5);
+            const double full = static_cast<double>(tl.t1 - tl.t0);
+            const double centre = static_cast<double>(tl.t0) + full * (0.2 + 0.6 * static_cast<double>(frames % 97) / 97.0);
+            t0 = static_cast<std::int64_t>(centre - full * scale / 2);
+            t1 = static_cast<std::int64_t>(centre + full * scale / 2);
+            if (++frames >= o.bench_frames + 3) {
+                std::sort(frame_ms.begin(), frame_ms.end());
+                double sum = 0;
+                for (double f : frame_ms) sum += f;
+                std::printf("irqflow-gui: %zu events, %zu frames at %dx%d: mean %.2f ms, p99 %.2f ms, max %.2f ms per frame\n",
+                            trace.events.size(), frame_ms.size(), fw, fh, sum / static_cast<double>(frame_ms.size()),
+                            frame_ms[frame_ms.size() * 99 / 100], frame_ms.back());
+                break;
+            }
+        }
         if (!o.screenshot.empty() && ++frames == 3) {  // fonts and layout settle in the first frames
             rc = write_png(o.screenshot, fw, fh) ? 0 : 2;
             if (rc) std::fprintf(stderr, "irqflow-gui: cannot write %s\n", o.screenshot.c_str());
