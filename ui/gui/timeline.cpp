@@ -51,7 +51,10 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
     for (const auto& vm : trace.vms)
         for (const auto& v : vm.vcpus) {
             lane_of[{vm.id.value(), v.id.value()}] = static_cast<int>(tl.lanes.size());
-            tl.lanes.push_back({vm.id, v.id, {}, {}, {}, {}});
+            Lane lane;
+            lane.vm = vm.id;
+            lane.vcpu = v.id;
+            tl.lanes.push_back(std::move(lane));
         }
     if (!trace.events.empty()) {
         tl.t0 = trace.events.front().ts.value();
@@ -87,7 +90,16 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         L.markers.push_back({Marker::Injection, ir.inject_ts, ir.vector});
         if (ir.eoi_ts) L.markers.push_back({ir.eoi_path == "pv-eoi" ? Marker::PvEoi : Marker::RealEoi, ir.eoi_ts, ir.vector});
     }
-    for (auto& L : tl.lanes) std::sort(L.markers.begin(), L.markers.end(), [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
+    for (auto& L : tl.lanes) {
+        std::sort(L.markers.begin(), L.markers.end(), [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
+        L.state_time.assign(L.bands.size() + 1, {0, 0, 0});
+        for (std::size_t i = 0; i < L.bands.size(); ++i) {
+            L.state_time[i + 1] = L.state_time[i];
+            L.state_time[i + 1][static_cast<std::size_t>(L.bands[i].state)] += L.bands[i].end - L.bands[i].start;
+        }
+        std::sort(L.isr.begin(), L.isr.end(), [](const IsrBar& a, const IsrBar& b) { return a.start < b.start; });
+        for (const auto& bar : L.isr) L.isr_by_depth[static_cast<std::size_t>(std::clamp(bar.depth, 1, 3) - 1)].push_back(bar);
+    }
     for (const auto& p : replay.ipis) {
         const int from = lane(p.vm, p.sender);
         for (auto apic : p.received)
@@ -96,6 +108,7 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
                     for (const auto& v : vm.vcpus)
                         if (v.apic.value() == apic) tl.arrows.push_back({p.ts, from, lane(vm.id, v.id), p.kind == "PV IPI hypercall"});
     }
+    std::sort(tl.arrows.begin(), tl.arrows.end(), [](const Arrow& a, const Arrow& b) { return a.ts < b.ts; });
     for (const auto& f : replay.findings) tl.findings.push_back({f.ts.value(), lane(f.vm, f.vcpu), std::string(replay::rule_info(f.rule).id)});
     if (serial)
         for (const auto& l : serial->lines)

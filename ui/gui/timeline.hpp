@@ -2,6 +2,7 @@
 // the replay, and the fixed layout the view draws them with. Tests use the same
 // layout and colours to check pixels.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,10 +36,14 @@ struct Marker {
 struct Lane {
     VmId vm;
     VcpuId vcpu;
-    std::vector<Band> bands;      // time order
+    std::vector<Band> bands;      // time order, not overlapping
     std::vector<ExitTick> exits;  // time order
     std::vector<IsrBar> isr;      // by start
     std::vector<Marker> markers;  // time order
+    // Level of detail: time spent in each state up to the start of band i (prefix sums),
+    // so a pixel column's majority state is two binary searches away at any zoom.
+    std::vector<std::array<std::int64_t, 3>> state_time;
+    std::array<std::vector<IsrBar>, 3> isr_by_depth;  // depth 1..3, each by start
 };
 struct Arrow {
     std::int64_t ts;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cmath>
 #include <cstdio>
 
 namespace irqflow::gui {
@@ -28,67 +30,89 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Layout& L, float ox
         const int l = static_cast<int>(li);
         std::snprintf(label, sizeof label, "vm%d/vcpu%d", lane.vm.value(), lane.vcpu.value());
         dl->AddText(ImVec2(ox + 4, oy + L.band_y(l)), 0xffdcdcdc, label);
-        // bands: per pixel column, the state that covers most of it
-        {
-            auto it = std::lower_bound(lane.bands.begin(), lane.bands.end(), L.t0, [](const Band& b, std::int64_t t) { return b.end < t; });
-            std::vector<std::array<double, 3>> cover(static_cast<std::size_t>(columns), {0, 0, 0});
-            for (; it != lane.bands.end() && it->start < L.t1; ++it) {
-                const double a = std::max<double>(0, static_cast<double>(it->start - L.t0) / ns_per_px);
-                const double b = std::min<double>(columns, static_cast<double>(it->end - L.t0) / ns_per_px);
-                for (int c = static_cast<int>(a); c < columns && c <= static_cast<int>(b); ++c) {
-                    const double lo = std::max(a, static_cast<double>(c)), hi = std::min(b, static_cast<double>(c + 1));
-                    if (hi > lo) cover[static_cast<std::size_t>(c)][static_cast<std::size_t>(it->state)] += hi - lo;
+        // bands: per pixel column, the state that covers most of it, from prefix sums
+        for (int c = 0; c < columns; ++c) {
+            const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
+            const auto& B = lane.bands;
+            // bands [i, j) overlap the column
+            const auto i = static_cast<std::size_t>(std::lower_bound(B.begin(), B.end(), ta, [](const Band& b, std::int64_t t) { return b.end <= t; }) - B.begin());
+            const auto j = static_cast<std::size_t>(std::lower_bound(B.begin(), B.end(), tb, [](const Band& b, std::int64_t t) { return b.start < t; }) - B.begin());
+            if (i >= j) continue;
+            std::array<std::int64_t, 3> cover{};
+            for (std::size_t k = 0; k < 3; ++k) cover[k] = lane.state_time[j][k] - lane.state_time[i][k];
+            // trim the first and last band to the column
+            cover[static_cast<std::size_t>(B[i].state)] -= std::max<std::int64_t>(0, ta - B[i].start);
+            cover[static_cast<std::size_t>(B[j - 1].state)] -= std::max<std::int64_t>(0, B[j - 1].end - tb);
+            const auto s = static_cast<VcpuState>(std::max_element(cover.begin(), cover.end()) - cover.begin());
+            const float x = ox + Layout::kGutter + static_cast<float>(c);
+            dl->AddRectFilled(ImVec2(x, oy + L.band_y(l)), ImVec2(x + 1, oy + L.band_y(l) + Layout::kBandHeight), state_color(s));
+        }
+        // exits: a tick in every column that has one (the first exit in it gives the colour)
+        for (int c = 0; c < columns; ++c) {
+            const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
+            const std::size_t i = first_at_or_after(lane.exits, ta);
+            if (i >= lane.exits.size() || lane.exits[i].ts >= tb) continue;
+            const float x = ox + Layout::kGutter + static_cast<float>(c);
+            dl->AddLine(ImVec2(x, oy + L.tick_y(l)), ImVec2(x, oy + L.tick_y(l) + Layout::kTickHeight), lane.exits[i].color);
+        }
+        // ISR: stacked bars by nesting depth, coloured by vector, labelled when wide; a
+        // bar narrower than a pixel is drawn once per column
+        for (int depth = 1; depth <= 3; ++depth) {
+            const auto& bars = lane.isr_by_depth[static_cast<std::size_t>(depth - 1)];
+            const float y = oy + L.isr_y(l, depth);
+            // the last bar starting before the view may still cover it
+            auto it = std::lower_bound(bars.begin(), bars.end(), L.t0, [](const IsrBar& b, std::int64_t t) { return b.start < t; });
+            if (it != bars.begin()) --it;
+            float last_x = -1;
+            for (; it != bars.end() && it->start <= L.t1; ++it) {
+                if (it->end < L.t0) continue;
+                const float x0 = std::max(ox + Layout::kGutter, ox + L.x(it->start));
+                const float x1 = std::max(x0 + 1, std::min(ox + L.width, ox + L.x(it->end)));
+                if (x1 - x0 <= 1 && std::floor(x0) == last_x) {
+                    // another sub-pixel bar in this column: jump to the first bar of the next one
+                    const auto next_col = L.t0 + static_cast<std::int64_t>((static_cast<double>(last_x - ox - Layout::kGutter) + 1) * ns_per_px);
+                    auto skip = std::lower_bound(it + 1, bars.end(), next_col, [](const IsrBar& b, std::int64_t t) { return b.start < t; });
+                    if (skip == bars.end()) break;
+                    it = skip - 1;  // the loop's ++it lands on skip, always past the current bar
+                    continue;
+                }
+                last_x = std::floor(x0);
+                dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + Layout::kIsrRow - 2), vector_color(it->vector));
+                if (x1 - x0 > 34) {
+                    std::snprintf(label, sizeof label, "0x%02x", it->vector);
+                    dl->AddText(ImVec2(x0 + 2, y - 2), 0xff000000, label);
                 }
             }
-            for (int c = 0; c < columns; ++c) {
-                const auto& cv = cover[static_cast<std::size_t>(c)];
-                if (cv[0] + cv[1] + cv[2] <= 0) continue;
-                const auto s = static_cast<VcpuState>(std::max_element(cv.begin(), cv.end()) - cv.begin());
-                const float x = ox + Layout::kGutter + static_cast<float>(c);
-                dl->AddRectFilled(ImVec2(x, oy + L.band_y(l)), ImVec2(x + 1, oy + L.band_y(l) + Layout::kBandHeight), state_color(s));
-            }
         }
-        // exits: one tick per pixel column that has any
-        {
-            int last_col = -1;
-            for (std::size_t i = first_at_or_after(lane.exits, L.t0); i < lane.exits.size() && lane.exits[i].ts <= L.t1; ++i) {
-                const int c = static_cast<int>(static_cast<double>(lane.exits[i].ts - L.t0) / ns_per_px);
-                if (c == last_col) continue;
-                last_col = c;
-                const float x = ox + Layout::kGutter + static_cast<float>(c);
-                dl->AddLine(ImVec2(x, oy + L.tick_y(l)), ImVec2(x, oy + L.tick_y(l) + Layout::kTickHeight), lane.exits[i].color);
+        // injections (down triangles) and EOIs: real EOI a bar, PV EOI a hollow diamond;
+        // one marker per column when zoomed out
+        for (int c = 0; c < columns; ++c) {
+            const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
+            for (std::size_t i = first_at_or_after(lane.markers, ta); i < lane.markers.size() && lane.markers[i].ts < tb; ++i) {
+                const auto& m = lane.markers[i];
+                const float x = ox + L.x(m.ts), y = oy + L.isr_y(l, 4);
+                if (m.kind == Marker::Injection) dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), 0xffffffff);
+                else if (m.kind == Marker::RealEoi) dl->AddLine(ImVec2(x, y), ImVec2(x, y + 6), 0xff00d7ff, 2);
+                else dl->AddQuad(ImVec2(x, y), ImVec2(x + 3, y + 3), ImVec2(x, y + 6), ImVec2(x - 3, y + 3), 0xffffc864);
+                if (ns_per_px > 2000) break;  // zoomed out: the first one stands for the column
             }
-        }
-        // ISR: stacked bars by nesting depth, coloured by vector, labelled when wide
-        for (const auto& bar : lane.isr) {
-            if (bar.end < L.t0 || bar.start > L.t1) continue;
-            const float x0 = std::max(ox + Layout::kGutter, ox + L.x(bar.start));
-            const float x1 = std::max(x0 + 1, std::min(ox + L.width, ox + L.x(bar.end)));
-            const float y = oy + L.isr_y(l, std::min(bar.depth, 3));
-            dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + Layout::kIsrRow - 2), vector_color(bar.vector));
-            if (x1 - x0 > 34) {
-                std::snprintf(label, sizeof label, "0x%02x", bar.vector);
-                dl->AddText(ImVec2(x0 + 2, y - 2), 0xff000000, label);
-            }
-        }
-        // injections (down triangles) and EOIs: real EOI a bar, PV EOI a hollow diamond
-        int last_col = -1;
-        for (std::size_t i = first_at_or_after(lane.markers, L.t0); i < lane.markers.size() && lane.markers[i].ts <= L.t1; ++i) {
-            const auto& m = lane.markers[i];
-            const int c = static_cast<int>(static_cast<double>(m.ts - L.t0) / ns_per_px);
-            if (c == last_col && ns_per_px > 1000) continue;
-            last_col = c;
-            const float x = ox + Layout::kGutter + static_cast<float>(c), y = oy + L.isr_y(l, 4);
-            if (m.kind == Marker::Injection) dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), 0xffffffff);
-            else if (m.kind == Marker::RealEoi) dl->AddLine(ImVec2(x, y), ImVec2(x, y + 6), 0xff00d7ff, 2);
-            else dl->AddQuad(ImVec2(x, y), ImVec2(x + 3, y + 3), ImVec2(x, y + 6), ImVec2(x - 3, y + 3), 0xffffc864);
         }
     }
     // IPIs: arrows from the sender lane to each receiver (PV IPI cyan, ICR/Hyper-V magenta)
-    for (const auto& a : tl.arrows) {
-        if (a.ts < L.t0 || a.ts > L.t1 || a.from_lane < 0 || a.to_lane < 0) continue;
-        const float x = ox + L.x(a.ts);
-        dl->AddLine(ImVec2(x, oy + L.band_y(a.from_lane) + 5), ImVec2(x + 2, oy + L.band_y(a.to_lane) + 5), a.pv ? 0xc0ffff00 : 0xc0ff00ff);
+    // (one per column and lane pair when zoomed out)
+    for (int c = 0; c < columns; ++c) {
+        const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
+        std::uint32_t drawn = 0;  // bit per (from, to) pair among the first 32
+        for (std::size_t i = first_at_or_after(tl.arrows, ta); i < tl.arrows.size() && tl.arrows[i].ts < tb; ++i) {
+            const auto& a = tl.arrows[i];
+            if (a.from_lane < 0 || a.to_lane < 0) continue;
+            const std::uint32_t bit = 1u << ((a.from_lane * 8 + a.to_lane) & 31);
+            if (drawn & bit) continue;
+            drawn |= bit;
+            if (ns_per_px > 2000 && std::popcount(drawn) >= 6) break;  // zoomed out: enough for this column
+            const float x = ox + L.x(a.ts);
+            dl->AddLine(ImVec2(x, oy + L.band_y(a.from_lane) + 5), ImVec2(x + 2, oy + L.band_y(a.to_lane) + 5), a.pv ? 0xc0ffff00 : 0xc0ff00ff);
+        }
     }
     // findings: red markers through the lane (or all lanes)
     for (const auto& f : tl.findings) {
