@@ -375,7 +375,7 @@ void Engine::on_inject(const Event& e, Vcpu& v) {
         }
     }
     if (v.accepted_at[u]) {
-        a2i_[u].push_back(e.ts.value() - v.accepted_at[u]);
+        if (o_.collect_latency) a2i_[u].push_back(e.ts.value() - v.accepted_at[u]);
         v.accepted_at[u] = 0;
     }
     v.s.irr.clear(vec);
@@ -447,7 +447,7 @@ void Engine::on_eoi(const Event& e, Vcpu& v) {
         }
     }
     if (v.injected_at[u]) {
-        i2e_[u].push_back(e.ts.value() - v.injected_at[u]);
+        if (o_.collect_latency) i2e_[u].push_back(e.ts.value() - v.injected_at[u]);
         v.injected_at[u] = 0;
     }
     v.s.isr.clear(vec);

@@ -25,6 +25,7 @@ PvEoiSemantics semantics_for_kernel(const std::string& release);
 struct ReplayOptions {
     PvEoiSemantics semantics = PvEoiSemantics::Auto;
     bool collect_details = false;  // fill ReplayResult::interrupts and ::ipis (storage wants them)
+    bool collect_latency = true;   // keep latency samples for the percentiles (checkpoints do without)
     std::int64_t no_eoi_threshold_ns = 1'000'000'000;   // LIVE-NO-EOI
     std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED (and 64 entries)
     int reinject_loop = 100;                            // LIVE-REINJECT-LOOP: consecutive re-injections
