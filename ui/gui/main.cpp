@@ -9,8 +9,8 @@
 #include <GL/gl.h>
 #include <GLFW/glfw3.h>
 #include <imgui.h>
-#include <imgui/backends/imgui_impl_glfw.h>
-#include <imgui/backends/imgui_impl_opengl3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
 #include <stb_image_write.h>
 
 #include <algorithm>
