@@ -164,3 +164,20 @@ TEST_CASE("the inspector's state at a time equals a full replay up to that time"
     // and at the end it is what `check` computed
     CHECK(same(index.at(t.events.back().ts.value()), replay::replay(t).final_state));
 }
+
+TEST_CASE("the interactive window loads in the background and reports an unreadable trace by file and byte", "[gui]") {
+    if (!have_xvfb()) {
+        WARN("xvfb-run not installed: GUI test skipped");
+        return;
+    }
+    const std::string whole = read_file(sample("pveoi-on.dat"));
+    auto cut = scratch("interactive-cut.dat");
+    write_file(cut, whole.substr(0, 1000));
+    // no --screenshot: the window opens at once and the loader thread hits the error
+    auto r = run("ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' '" + cut.string() + "'",
+                 true);
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(cut.string()) != std::string::npos);
+    CHECK(r.out.find("byte 1000") != std::string::npos);
+}

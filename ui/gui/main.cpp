@@ -14,11 +14,14 @@
 #include <stb_image_write.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "irqflow/capture/error.hpp"
@@ -37,6 +40,53 @@ struct Options {
     std::optional<std::pair<double, double>> range;
     int width = 1400, height = 0;  // height 0: fit the lanes
 };
+
+// Everything the window shows, built once. Held by pointer: the state index refers to
+// the trace, so the session never moves after it is built.
+struct Session {
+    irqflow::Trace trace;
+    std::optional<irqflow::SerialLog> serial;
+    irqflow::replay::ReplayResult replay;
+    irqflow::gui::Timeline tl;
+    std::unique_ptr<irqflow::gui::StateIndex> index;
+};
+
+// Loading stages, shown on the progress screen while the loader thread works.
+constexpr const char* kStages[] = {"reading the trace", "aligning the serial log", "replaying", "building the timeline",
+                                   "indexing APIC states", "ready"};
+
+std::unique_ptr<Session> load_session(const Options& o, std::atomic<int>& stage) {
+    auto s = std::make_unique<Session>();
+    stage = 0;
+    s->trace = irqflow::load_trace(o.trace);
+    stage = 1;
+    if (!o.serial.empty()) {
+        s->serial = irqflow::read_serial_log(o.serial);
+        irqflow::align_serial(s->trace, *s->serial);
+    }
+    stage = 2;
+    irqflow::replay::ReplayOptions ro;
+    ro.collect_details = true;
+    s->replay = irqflow::replay::replay(s->trace, ro);
+    stage = 3;
+    s->tl = irqflow::gui::build_timeline(s->trace, s->replay, s->serial ? &*s->serial : nullptr);
+    stage = 4;
+    s->index = std::make_unique<irqflow::gui::StateIndex>(s->trace);
+    stage = 5;
+    return s;
+}
+
+// Shown while the session loads: the stage and an indeterminate-looking bar.
+void loading_screen(const std::string& trace, int stage) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x / 2, io.DisplaySize.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(460, 0), ImGuiCond_Always);
+    ImGui::Begin("Loading", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+    ImGui::Text("%s", trace.c_str());
+    ImGui::Text("%s ...", kStages[std::clamp(stage, 0, 5)]);
+    ImGui::ProgressBar(static_cast<float>(stage) / 5.0f, ImVec2(-1, 0));
+    ImGui::End();
+}
 
 int usage(const char* why) {
     std::fprintf(stderr, "irqflow-gui: %s\nusage: irqflow-gui [--serial LOG] [--screenshot out.png] [--range A:B] [--size WxH] TRACE\n", why);
@@ -210,42 +260,56 @@ int main(int argc, char** argv) {
     }
     if (o.trace.empty()) return usage("expects a TRACE");
 
-    irqflow::Trace trace;
-    std::optional<irqflow::SerialLog> serial;
-    irqflow::replay::ReplayResult replay;
-    try {
-        trace = irqflow::load_trace(o.trace);
-        if (!o.serial.empty()) {
-            serial = irqflow::read_serial_log(o.serial);
-            irqflow::align_serial(trace, *serial);
+    // Screenshots load first (deterministic); the interactive window opens at once and
+    // loads on a background thread with a progress bar.
+    std::atomic<int> stage{0};
+    std::atomic<bool> loaded{false};
+    std::unique_ptr<Session> S;
+    std::string load_error;
+    std::thread loader;
+    auto load = [&] {
+        try {
+            S = load_session(o, stage);
+        } catch (const std::exception& e) {
+            load_error = e.what();
         }
-        irqflow::replay::ReplayOptions ro;
-        ro.collect_details = true;
-        replay = irqflow::replay::replay(trace, ro);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "irqflow-gui: %s\n", e.what());
-        return 2;
+        loaded = true;
+    };
+    if (!o.screenshot.empty() || o.bench_frames > 0) {
+        load();
+        if (!load_error.empty()) {
+            std::fprintf(stderr, "irqflow-gui: %s\n", load_error.c_str());
+            return 2;
+        }
+    } else {
+        loader = std::thread(load);
     }
-    const irqflow::gui::Timeline tl = irqflow::gui::build_timeline(trace, replay, serial ? &*serial : nullptr);
-    const irqflow::gui::StateIndex index(trace);
+    std::int64_t t0 = 0, t1 = 1;
     std::int64_t shown_ts = -1;
     int shown_lane = -1;
     std::vector<irqflow::replay::VcpuState> states;
-    if (o.inspect) {
-        shown_ts = static_cast<std::int64_t>(o.inspect->first * 1e9);
-        shown_lane = o.inspect->second;
-        states = index.at(shown_ts);
-    }
-    std::int64_t t0 = tl.t0, t1 = tl.t1;
-    if (o.range) {
-        t0 = static_cast<std::int64_t>(o.range->first * 1e9);
-        t1 = static_cast<std::int64_t>(o.range->second * 1e9);
-    }
+    bool view_set = false;
+    auto set_view = [&] {  // once the session is there
+        t0 = S->tl.t0;
+        t1 = S->tl.t1;
+        if (o.range) {
+            t0 = static_cast<std::int64_t>(o.range->first * 1e9);
+            t1 = static_cast<std::int64_t>(o.range->second * 1e9);
+        }
+        if (o.inspect) {
+            shown_ts = static_cast<std::int64_t>(o.inspect->first * 1e9);
+            shown_lane = o.inspect->second;
+            states = S->index->at(shown_ts);
+        }
+        view_set = true;
+    };
     if (o.height == 0)
-        o.height = static_cast<int>(irqflow::gui::Layout::kTop + irqflow::gui::Layout::kLaneHeight * static_cast<float>(tl.lanes.size()) + 40);
+        o.height = S ? static_cast<int>(irqflow::gui::Layout::kTop + irqflow::gui::Layout::kLaneHeight * static_cast<float>(S->tl.lanes.size()) + 40)
+                     : 800;
 
     if (!glfwInit()) {
         std::fprintf(stderr, "irqflow-gui: cannot initialise GLFW (no display? run under xvfb-run)\n");
+        if (loader.joinable()) loader.join();
         return 2;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -256,6 +320,7 @@ int main(int argc, char** argv) {
     if (!win) {
         std::fprintf(stderr, "irqflow-gui: cannot create an OpenGL 3.3 window\n");
         glfwTerminate();
+        if (loader.joinable()) loader.join();
         return 2;
     }
     glfwMakeContextCurrent(win);
@@ -277,6 +342,27 @@ int main(int argc, char** argv) {
         ImGui::NewFrame();
         int fw = 0, fh = 0;
         glfwGetFramebufferSize(win, &fw, &fh);
+        if (!view_set && loaded) {
+            if (loader.joinable()) loader.join();
+            if (!S) {
+                std::fprintf(stderr, "irqflow-gui: %s\n", load_error.c_str());
+                rc = 2;
+                ImGui::EndFrame();
+                break;
+            }
+            set_view();
+        }
+        if (!view_set) {
+            loading_screen(o.trace, stage);
+            ImGui::Render();
+            glViewport(0, 0, fw, fh);
+            glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            glfwSwapBuffers(win);
+            continue;
+        }
+        const irqflow::gui::Timeline& tl = S->tl;
         const irqflow::gui::Layout layout{static_cast<float>(fw), static_cast<float>(fh), t0, t1};
         // navigation: wheel zoom around the cursor, drag pan, keys
         ImGuiIO& io = ImGui::GetIO();
@@ -307,8 +393,8 @@ int main(int argc, char** argv) {
 
         irqflow::gui::draw_timeline(ImGui::GetBackgroundDrawList(), tl, layout, 0, 0);
         if (o.screenshot.empty() || o.panels) {
-            panels(tl, replay, t0, t1);
-            inspector(tl, index, replay, layout, shown_ts, shown_lane, states);
+            panels(tl, S->replay, t0, t1);
+            inspector(tl, *S->index, S->replay, layout, shown_ts, shown_lane, states);
         }
         ImGui::Render();
         glViewport(0, 0, fw, fh);
@@ -332,7 +418,7 @@ int main(int argc, char** argv) {
                 double sum = 0;
                 for (double f : frame_ms) sum += f;
                 std::printf("irqflow-gui: %zu events, %zu frames at %dx%d: mean %.2f ms, p99 %.2f ms, max %.2f ms per frame\n",
-                            trace.events.size(), frame_ms.size(), fw, fh, sum / static_cast<double>(frame_ms.size()),
+                            S->trace.events.size(), frame_ms.size(), fw, fh, sum / static_cast<double>(frame_ms.size()),
                             frame_ms[frame_ms.size() * 99 / 100], frame_ms.back());
                 break;
             }
@@ -349,5 +435,6 @@ int main(int argc, char** argv) {
     ImGui::DestroyContext();
     glfwDestroyWindow(win);
     glfwTerminate();
+    if (loader.joinable()) loader.join();  // closed while loading: the window is gone, finish quietly
     return rc;
 }
