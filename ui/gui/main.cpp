@@ -88,6 +88,15 @@ void loading_screen(const std::string& trace, int stage) {
     ImGui::End();
 }
 
+// Turns the frame's ImGui draw lists into pixels in the back buffer.
+void render(int fw, int fh) {
+    ImGui::Render();
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+}
+
 int usage(const char* why) {
     std::fprintf(stderr, "irqflow-gui: %s\nusage: irqflow-gui [--serial LOG] [--screenshot out.png] [--range A:B] [--size WxH] TRACE\n", why);
     return 64;
@@ -354,11 +363,7 @@ int main(int argc, char** argv) {
         }
         if (!view_set) {
             loading_screen(o.trace, stage);
-            ImGui::Render();
-            glViewport(0, 0, fw, fh);
-            glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
-            glClear(GL_COLOR_BUFFER_BIT);
-            ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+            render(fw, fh);
             glfwSwapBuffers(win);
             continue;
         }
@@ -396,11 +401,7 @@ int main(int argc, char** argv) {
             panels(tl, S->replay, t0, t1);
             inspector(tl, *S->index, S->replay, layout, shown_ts, shown_lane, states);
         }
-        ImGui::Render();
-        glViewport(0, 0, fw, fh);
-        glClearColor(0.12f, 0.12f, 0.12f, 1.0f);
-        glClear(GL_COLOR_BUFFER_BIT);
-        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        render(fw, fh);
         if (o.bench_frames > 0) {  // zoom in and out around moving points, panning as it goes
             glFinish();
             static auto last = std::chrono::steady_clock::now();
