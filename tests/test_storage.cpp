@@ -205,3 +205,91 @@ TEST_CASE("schema migrations: a version-1 file is upgraded, a newer one refused 
     CHECK(r.status == 2);
     CHECK(r.out.find("schema version 99") != std::string::npos);
 }
+
+namespace {
+
+void same_event(const Trace& a, const Event& x, const Trace& b, const Event& y) {
+    CHECK(x.record == y.record);
+    CHECK(x.ts == y.ts);
+    CHECK(x.cpu == y.cpu);
+    CHECK(x.tid == y.tid);
+    CHECK(x.vm == y.vm);
+    CHECK(x.vcpu == y.vcpu);
+    CHECK(x.kind == y.kind);
+    CHECK(a.name(x.name_id) == b.name(y.name_id));
+    CHECK(x.present == y.present);
+    for (int f = 0; f < static_cast<int>(kMaxFields); ++f) CHECK(x.get(f) == y.get(f));
+}
+
+}  // namespace
+
+TEST_CASE("a stored session reads back as the trace it came from and replays the same", "[storage][samples]") {
+    auto path = fresh_db("load.db");
+    Database d(path.string(), Database::Mode::ReadWrite);
+    for (const auto& name : dat_samples()) {
+        INFO(name);
+        const bool with_serial = name != "pveoi-on-midflight-v6.dat";
+        Trace t = load_trace(sample(name));
+        std::optional<SerialLog> log;
+        if (with_serial) {
+            log = read_serial_log(sample(name.substr(0, name.size() - 4) + "-serial.log"));
+            align_serial(t, *log);
+        }
+        // one real EOI taken out, so there are findings to carry over too
+        for (std::size_t i = t.events.size() / 2; i < t.events.size(); ++i)
+            if (t.events[i].kind == EventKind::Eoi) {
+                t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i));
+                break;
+            }
+        replay::ReplayOptions o;
+        o.collect_details = true;
+        const auto r = replay::replay(t, o);
+        const auto id = d.import_session(name, t, storage::sha256(name), r, log ? &*log : nullptr);
+        std::uint64_t progress_calls = 0;
+        auto back = d.load_session(std::to_string(id), [&](const storage::ImportProgress&) { ++progress_calls; });
+        CHECK(progress_calls >= 1);
+        CHECK(back.info.name == name);
+        CHECK(back.trace.meta.kernel_release == t.meta.kernel_release);
+        REQUIRE(back.trace.events.size() == t.events.size());
+        CHECK(back.trace.lost_markers() == t.lost_markers());
+        for (std::size_t i = 0; i < t.events.size(); ++i) {
+            if (t.events[i].kind != back.trace.events[i].kind || t.events[i].record != back.trace.events[i].record) {
+                same_event(t, t.events[i], back.trace, back.trace.events[i]);  // report the first difference in full
+                FAIL("event " << i << " differs");
+            }
+            if (i % 997 == 0) same_event(t, t.events[i], back.trace, back.trace.events[i]);
+        }
+        bool all_same = true;
+        for (std::size_t i = 0; i < t.events.size(); ++i) {
+            const auto &x = t.events[i], &y = back.trace.events[i];
+            all_same = all_same && x.ts == y.ts && x.vm == y.vm && x.vcpu == y.vcpu && x.present == y.present && x.f == y.f;
+        }
+        CHECK(all_same);
+        REQUIRE(back.trace.vms.size() == t.vms.size());
+        for (std::size_t v = 0; v < t.vms.size(); ++v) {
+            REQUIRE(back.trace.vms[v].vcpus.size() == t.vms[v].vcpus.size());
+            for (std::size_t c = 0; c < t.vms[v].vcpus.size(); ++c) {
+                CHECK(back.trace.vms[v].vcpus[c].apic == t.vms[v].vcpus[c].apic);
+                CHECK(back.trace.vms[v].vcpus[c].tid == t.vms[v].vcpus[c].tid);
+            }
+        }
+        CHECK(back.serial.lines.size() == (log ? log->lines.size() : 0));
+        for (std::size_t i = 0; log && i < log->lines.size(); ++i) {
+            CHECK(back.serial.lines[i].host_ts == log->lines[i].host_ts);
+            CHECK(back.serial.lines[i].text == log->lines[i].text);
+        }
+        o.semantics = back.semantics;
+        const auto r2 = replay::replay(back.trace, o);
+        CHECK(!r.findings.empty());
+        REQUIRE(r2.findings.size() == r.findings.size());
+        for (std::size_t i = 0; i < r.findings.size(); ++i) {
+            CHECK(r2.findings[i].rule == r.findings[i].rule);
+            CHECK(r2.findings[i].ts == r.findings[i].ts);
+        }
+        CHECK(r2.interrupts.size() == r.interrupts.size());
+        CHECK(r2.stats.eois == r.stats.eois);
+        CHECK(r2.stats.exits_saved_pv_eoi == r.stats.exits_saved_pv_eoi);
+        CHECK(r2.stats.exits_by_reason == r.stats.exits_by_reason);
+    }
+    CHECK_THROWS_WITH(d.load_session("no-such-session"), Catch::Contains("no session \"no-such-session\""));
+}

@@ -5,7 +5,11 @@
 #include <string>
 #include <vector>
 
+namespace irqflow::ui {}
 namespace irqflow::cli {
+// The event and JSON formatting shared with the GUI (ui/common).
+using namespace irqflow::ui;
+
 
 // Exit codes: 0 ok, 1 findings (check), 2 bad input or environment, 64 usage.
 inline constexpr int kExitOk = 0;

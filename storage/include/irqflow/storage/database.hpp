@@ -41,6 +41,17 @@ struct ImportProgress {
     std::uint64_t done = 0, total = 0;
 };
 
+// A stored session read back: the normalized events as the reader produced them
+// (record numbers, attribution, lost-event markers), the VMs and vCPUs, and the
+// serial lines at their stored host time. Not kept: raw payloads of events irqflow
+// does not decode, and host thread names.
+struct StoredSession {
+    SessionInfo info;
+    Trace trace;
+    SerialLog serial;  // no lines when none were imported
+    replay::PvEoiSemantics semantics = replay::PvEoiSemantics::Auto;
+};
+
 class Database {
 public:
     enum class Mode { ReadWrite, ReadOnly };
@@ -57,6 +68,9 @@ public:
                                 const replay::ReplayResult& replay, const SerialLog* serial,
                                 const std::function<void(const ImportProgress&)>& progress = {});
     std::vector<SessionInfo> sessions();
+    // Reads a session (by id or name) back; throws StorageError when there is none or
+    // its rows contradict each other.
+    StoredSession load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress = {});
     // Removes a session by id or name; false when there is none.
     bool remove_session(const std::string& id_or_name);
     // Runs one statement (read-only databases refuse writes).

@@ -7,7 +7,7 @@
 #include "irqflow/capture/exit_reasons.hpp"
 #include "json.hpp"
 
-namespace irqflow::cli {
+namespace irqflow::ui {
 namespace {
 
 // Fields read as addresses, register values or vectors print in hex.
@@ -41,27 +41,35 @@ std::string who(VmId vm, VcpuId vcpu) {
 
 }  // namespace
 
+std::string event_fields_text(const Trace& t, const Event& e) {
+    std::string o;
+    const auto& info = kind_info(e.kind);
+    for (std::size_t i = 0; i < info.nfields; ++i) {
+        auto v = e.get(static_cast<int>(i));
+        if (!v) continue;
+        if (!o.empty()) o += ' ';
+        o.append(info.fields[i]).append("=").append(value_text(info.fields[i], *v));
+        if (e.kind == EventKind::Exit && i == slot::exit_reason) {
+            auto name = exit_reason_name(e);
+            if (!name.empty()) o.append("(").append(name).append(")");
+        }
+    }
+    if (e.kind == EventKind::Other && e.raw_len) {
+        if (!o.empty()) o += ' ';
+        auto raw = t.raw_of(e);
+        if (t.meta.format.find("text") != std::string::npos) o.append(raw);
+        else o.append("raw_bytes=").append(std::to_string(raw.size()));
+    }
+    return o;
+}
+
 void print_event_text(std::ostream& o, const Trace& t, const Event& e) {
     char head[96];
     std::snprintf(head, sizeof head, "%8llu %s [%03d] %7d ", static_cast<unsigned long long>(e.record), ts_text(e.ts).c_str(),
                   e.cpu.value(), e.tid.value());
     o << head << who(e.vm, e.vcpu) << ' ' << t.name(e.name_id);
-    const auto& info = kind_info(e.kind);
-    for (std::size_t i = 0; i < info.nfields; ++i) {
-        auto v = e.get(static_cast<int>(i));
-        if (!v) continue;
-        o << ' ' << info.fields[i] << '=' << value_text(info.fields[i], *v);
-        if (e.kind == EventKind::Exit && i == slot::exit_reason) {
-            auto name = exit_reason_name(e);
-            if (!name.empty()) o << '(' << name << ')';
-        }
-    }
-    if (e.kind == EventKind::Other && e.raw_len) {
-        auto raw = t.raw_of(e);
-        bool text = t.meta.format.find("text") != std::string::npos;
-        if (text) o << ' ' << raw;
-        else o << " raw_bytes=" << raw.size();
-    }
+    const std::string fields = event_fields_text(t, e);
+    if (!fields.empty()) o << ' ' << fields;
     o << '\n';
 }
 
@@ -106,4 +114,4 @@ void print_serial_json(std::ostream& o, const SerialLine& l, VmId vm) {
     o << '\n';
 }
 
-}  // namespace irqflow::cli
+}  // namespace irqflow::ui

@@ -1,15 +1,19 @@
-// How the CLI prints normalized events, one per line, in text and JSON.
+// How the CLI prints normalized events, one per line, in text and JSON; the GUI's
+// event table uses the same field text.
 #pragma once
 #include <ostream>
+#include <string>
 
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/capture/trace.hpp"
 
-namespace irqflow::cli {
+namespace irqflow::ui {
 
+// The fields after the event name: "vector=0xec soft=0 ..." (exit reasons named).
+std::string event_fields_text(const Trace& t, const Event& e);
 void print_event_text(std::ostream& o, const Trace& t, const Event& e);
 void print_event_json(std::ostream& o, const Trace& t, const Event& e);
 void print_serial_text(std::ostream& o, const SerialLine& l, VmId vm);
 void print_serial_json(std::ostream& o, const SerialLine& l, VmId vm);
 
-}  // namespace irqflow::cli
+}  // namespace irqflow::ui

@@ -4,7 +4,7 @@
 #include <ostream>
 #include <string_view>
 
-namespace irqflow::cli {
+namespace irqflow::ui {
 
 inline void json_string(std::ostream& o, std::string_view s) {
     static const char* hex = "0123456789abcdef";
@@ -50,4 +50,4 @@ void json_counts(std::ostream& o, const Map& m) {
     for (const auto& [k, v] : m) j.key(k) << v;
 }
 
-}  // namespace irqflow::cli
+}  // namespace irqflow::ui

@@ -1,0 +1,127 @@
+// A stored session read back into the capture layer's Trace, so the replay (and the
+// GUI) run on a database exactly as on the trace file it came from.
+#include "irqflow/storage/database.hpp"
+#include "sqlite_util.hpp"
+
+namespace irqflow::storage {
+namespace {
+
+SerialAlignment alignment_from(const std::string& s) {
+    for (auto a : {SerialAlignment::Pio, SerialAlignment::PrintkOffset, SerialAlignment::Neighbour, SerialAlignment::None})
+        if (s == to_string(a)) return a;
+    return SerialAlignment::None;
+}
+
+replay::PvEoiSemantics semantics_from(const std::string& s) {
+    if (s == "2012") return replay::PvEoiSemantics::Original2012;
+    if (s == "current") return replay::PvEoiSemantics::Current;
+    return replay::PvEoiSemantics::Auto;
+}
+
+}  // namespace
+
+StoredSession Database::load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress) {
+    StoredSession out;
+    std::int64_t id = -1;
+    {
+        Stmt s(db_, "SELECT id, source, format, host_kernel, trace_clock, host_cpus, event_count, coalesce(semantics, '') "
+                    "FROM sessions WHERE name = ?1 OR CAST(id AS TEXT) = ?1");
+        s.bind(1, std::string_view(id_or_name));
+        if (!s.row()) throw StorageError(path_ + ": no session \"" + id_or_name + "\" (irqflow sessions --db " + path_ + " lists them)");
+        id = s.i64(0);
+        out.trace.meta.source = s.text(1);
+        out.trace.meta.format = s.text(2);
+        out.trace.meta.kernel_release = s.text(3);
+        out.trace.meta.clock = s.text(4);
+        out.trace.meta.host_cpus = static_cast<int>(s.i64(5));
+        out.info.events = s.i64(6);
+        out.semantics = semantics_from(s.text(7));
+    }
+    for (const auto& i : sessions())
+        if (i.id == id) out.info = i;
+    Trace& t = out.trace;
+    const std::string where = path_ + ", session " + std::to_string(id);
+    {  // names in id order, so the rows' name ids stay valid
+        Stmt n(db_, "SELECT id, name FROM event_names WHERE session = ?1 ORDER BY id");
+        n.bind(1, id);
+        while (n.row())
+            if (t.intern(n.text(1)) != n.i64(0)) throw StorageError(where + ": event name ids are not dense");
+    }
+    // Lost-event markers sit before the record they were reported with.
+    Stmt gaps(db_, "SELECT before_record, ts_ns, cpu, lost FROM gaps WHERE session = ?1 ORDER BY rowid");
+    gaps.bind(1, id);
+    bool gap = gaps.row();
+    const std::uint16_t lost_name = t.intern("lost_events");
+    auto add_gaps_before = [&](std::uint64_t record) {
+        for (; gap && static_cast<std::uint64_t>(gaps.i64(0)) <= record; gap = gaps.row()) {
+            Event l;
+            l.kind = EventKind::Lost;
+            l.name_id = lost_name;
+            l.record = static_cast<std::uint64_t>(gaps.i64(0));
+            l.ts = TimestampNs(gaps.i64(1));
+            l.cpu = HostCpu(static_cast<std::int32_t>(gaps.i64(2)));
+            l.set(slot::lost_count, gaps.i64(3));
+            t.events.push_back(l);
+        }
+    };
+    std::vector<EventKind> kind_of(t.name_count(), EventKind::Other);
+    for (std::size_t i = 0; i < t.name_count(); ++i)
+        kind_of[i] = kind_by_name(t.name(static_cast<std::uint16_t>(i))).value_or(EventKind::Other);
+    ImportProgress p{0, static_cast<std::uint64_t>(std::max<std::int64_t>(out.info.events, 0))};
+    t.events.reserve(p.total);
+    Stmt rows(db_, "SELECT rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7 FROM event_rows "
+                   "WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid");
+    rows.bind(1, id << 40).bind(2, (id + 1) << 40);
+    sqlite3_stmt* st = rows.get();
+    while (rows.row()) {
+        Event e;
+        e.record = static_cast<std::uint64_t>(rows.i64(0) & ((std::int64_t{1} << 40) - 1));
+        add_gaps_before(e.record);
+        e.ts = TimestampNs(rows.i64(1));
+        e.cpu = HostCpu(static_cast<std::int32_t>(rows.i64(2)));
+        e.tid = Tid(static_cast<std::int32_t>(rows.i64(3)));
+        if (sqlite3_column_type(st, 4) != SQLITE_NULL) e.vm = VmId(static_cast<std::int32_t>(rows.i64(4)));
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL) e.vcpu = VcpuId(static_cast<std::int32_t>(rows.i64(5)));
+        const std::int64_t name = rows.i64(6);
+        if (name < 0 || static_cast<std::size_t>(name) >= kind_of.size())
+            throw StorageError(where + ", record " + std::to_string(e.record) + ": unknown event name id " + std::to_string(name));
+        e.name_id = static_cast<std::uint16_t>(name);
+        e.kind = kind_of[static_cast<std::size_t>(name)];
+        for (int f = 0; f < static_cast<int>(kMaxFields); ++f)
+            if (sqlite3_column_type(st, 7 + f) != SQLITE_NULL) e.set(f, rows.i64(7 + f));
+        t.events.push_back(e);
+        if (++p.done % 65536 == 0 && progress) progress(p);
+    }
+    add_gaps_before(UINT64_MAX);
+    {
+        Stmt v(db_, "SELECT vm, vcpu, tid, apic_id, apic_id_from_trace FROM vcpus WHERE session = ?1 ORDER BY vm, vcpu");
+        v.bind(1, id);
+        while (v.row()) {
+            const VmId vm(static_cast<std::int32_t>(v.i64(0)));
+            if (t.vms.empty() || t.vms.back().id != vm) t.vms.push_back(VmInfo{vm, {}, {}});
+            VcpuInfo c;
+            c.id = VcpuId(static_cast<std::int32_t>(v.i64(1)));
+            c.tid = Tid(static_cast<std::int32_t>(v.i64(2)));
+            c.apic = ApicId(static_cast<std::uint32_t>(v.i64(3)));
+            c.apic_from_trace = v.i64(4) != 0;
+            t.vms.back().vcpus.push_back(c);
+        }
+    }
+    {
+        Stmt sl(db_, "SELECT line, ts_ns, alignment, text FROM serial_lines WHERE session = ?1 ORDER BY line");
+        sl.bind(1, id);
+        out.serial.source = where;
+        while (sl.row()) {
+            SerialLine l;
+            l.line = static_cast<std::uint64_t>(sl.i64(0));
+            if (sqlite3_column_type(sl.get(), 1) != SQLITE_NULL) l.host_ts = TimestampNs(sl.i64(1));
+            l.alignment = alignment_from(sl.text(2));
+            l.text = sl.text(3);
+            out.serial.lines.push_back(std::move(l));
+        }
+    }
+    if (progress) progress(p);
+    return out;
+}
+
+}  // namespace irqflow::storage
