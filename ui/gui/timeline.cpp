@@ -1,6 +1,7 @@
 #include "timeline.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 
 #include "irqflow/capture/exit_reasons.hpp"
@@ -78,6 +79,8 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
             const bool hlt = e.get(slot::exit_isa).value_or(kIsaVmx) == kIsaSvm ? r == 0x78 : (r & 0xffff) == 12;
             o = {e.ts.value(), hlt ? VcpuState::Halted : VcpuState::Host};
             L.exits.push_back({e.ts.value(), exit_color(e)});
+            const auto name = exit_reason_name(e);
+            ++L.exits_by_reason[name.empty() ? std::string("unknown") : std::string(name)];
         }
     }
     for (std::size_t l = 0; l < open.size(); ++l)
@@ -106,7 +109,7 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
             for (const auto& vm : trace.vms)
                 if (vm.id == p.vm)
                     for (const auto& v : vm.vcpus)
-                        if (v.apic.value() == apic) tl.arrows.push_back({p.ts, from, lane(vm.id, v.id), p.kind == "PV IPI hypercall"});
+                        if (v.apic.value() == apic) tl.arrows.push_back({p.ts, from, lane(vm.id, v.id), p.vector, p.kind == "PV IPI hypercall"});
     }
     std::sort(tl.arrows.begin(), tl.arrows.end(), [](const Arrow& a, const Arrow& b) { return a.ts < b.ts; });
     for (const auto& f : replay.findings) tl.findings.push_back({f.ts.value(), lane(f.vm, f.vcpu), std::string(replay::rule_info(f.rule).id)});
@@ -114,6 +117,21 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         for (const auto& l : serial->lines)
             if (l.host_ts) tl.serial.push_back({l.host_ts->value(), l.text});
     return tl;
+}
+
+VectorLayers only_vector(const Timeline& tl, int vector) {
+    VectorLayers v;
+    v.vector = vector;
+    for (const auto& lane : tl.lanes) {
+        auto& depth = v.isr_by_depth.emplace_back();
+        for (std::size_t d = 0; d < 3; ++d)
+            std::copy_if(lane.isr_by_depth[d].begin(), lane.isr_by_depth[d].end(), std::back_inserter(depth[d]),
+                         [&](const IsrBar& b) { return b.vector == vector; });
+        auto& m = v.markers.emplace_back();
+        std::copy_if(lane.markers.begin(), lane.markers.end(), std::back_inserter(m), [&](const Marker& x) { return x.vector == vector; });
+    }
+    std::copy_if(tl.arrows.begin(), tl.arrows.end(), std::back_inserter(v.arrows), [&](const Arrow& a) { return a.vector == vector; });
+    return v;
 }
 
 }  // namespace irqflow::gui

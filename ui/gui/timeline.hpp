@@ -4,6 +4,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,10 +45,12 @@ struct Lane {
     // so a pixel column's majority state is two binary searches away at any zoom.
     std::vector<std::array<std::int64_t, 3>> state_time;
     std::array<std::vector<IsrBar>, 3> isr_by_depth;  // depth 1..3, each by start
+    std::map<std::string, std::uint64_t> exits_by_reason;
 };
 struct Arrow {
     std::int64_t ts;
     int from_lane, to_lane;
+    int vector;
     bool pv;  // PV IPI hypercall (vs ICR write / Hyper-V)
 };
 struct FindingMark {
@@ -67,6 +70,17 @@ struct Timeline {
     std::vector<SerialMark> serial;
     std::int64_t t0 = 0, t1 = 1;
 };
+
+// The vector-dependent layers of every lane (ISR bars, markers) and the IPI arrows,
+// restricted to one vector: built when the vector filter changes, so drawing a
+// filtered view costs what drawing the whole one does.
+struct VectorLayers {
+    int vector = -1;
+    std::vector<std::array<std::vector<IsrBar>, 3>> isr_by_depth;  // per lane
+    std::vector<std::vector<Marker>> markers;                      // per lane
+    std::vector<Arrow> arrows;
+};
+VectorLayers only_vector(const Timeline& tl, int vector);
 
 Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial);
 

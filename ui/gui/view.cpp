@@ -18,16 +18,23 @@ std::size_t first_at_or_after(const std::vector<T>& v, std::int64_t ts) {
 
 }  // namespace
 
-void draw_timeline(ImDrawList* dl, const Timeline& tl, const Layout& L, float ox, float oy) {
+void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& L, float ox,
+                   float oy) {
     const ImVec2 o(ox, oy);
     dl->AddRectFilled(o, ImVec2(ox + L.width, oy + L.height), kBackground);
     const int columns = static_cast<int>(L.width - Layout::kGutter);
     if (columns <= 0) return;
     const double ns_per_px = static_cast<double>(L.t1 - L.t0) / columns;
     char label[64];
+    const std::vector<int> row = filter.rows();
+    const int rows = filter.row_count();
+    auto row_of = [&](int lane) { return lane >= 0 && static_cast<std::size_t>(lane) < row.size() ? row[static_cast<std::size_t>(lane)] : -1; };
     for (std::size_t li = 0; li < tl.lanes.size(); ++li) {
         const auto& lane = tl.lanes[li];
-        const int l = static_cast<int>(li);
+        const int l = row[li];
+        if (l < 0) continue;
+        const auto& isr_by_depth = only ? only->isr_by_depth[li] : lane.isr_by_depth;
+        const auto& markers = only ? only->markers[li] : lane.markers;
         std::snprintf(label, sizeof label, "vm%d/vcpu%d", lane.vm.value(), lane.vcpu.value());
         dl->AddText(ImVec2(ox + 4, oy + L.band_y(l)), 0xffdcdcdc, label);
         // bands: per pixel column, the state that covers most of it, from prefix sums
@@ -58,7 +65,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Layout& L, float ox
         // ISR: stacked bars by nesting depth, coloured by vector, labelled when wide; a
         // bar narrower than a pixel is drawn once per column
         for (int depth = 1; depth <= 3; ++depth) {
-            const auto& bars = lane.isr_by_depth[static_cast<std::size_t>(depth - 1)];
+            const auto& bars = isr_by_depth[static_cast<std::size_t>(depth - 1)];
             const float y = oy + L.isr_y(l, depth);
             // the last bar starting before the view may still cover it
             auto it = std::lower_bound(bars.begin(), bars.end(), L.t0, [](const IsrBar& b, std::int64_t t) { return b.start < t; });
@@ -88,8 +95,8 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Layout& L, float ox
         // one marker per column when zoomed out
         for (int c = 0; c < columns; ++c) {
             const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
-            for (std::size_t i = first_at_or_after(lane.markers, ta); i < lane.markers.size() && lane.markers[i].ts < tb; ++i) {
-                const auto& m = lane.markers[i];
+            for (std::size_t i = first_at_or_after(markers, ta); i < markers.size() && markers[i].ts < tb; ++i) {
+                const auto& m = markers[i];
                 const float x = ox + L.x(m.ts), y = oy + L.isr_y(l, 4);
                 if (m.kind == Marker::Injection) dl->AddTriangleFilled(ImVec2(x - 3, y), ImVec2(x + 3, y), ImVec2(x, y + 5), 0xffffffff);
                 else if (m.kind == Marker::RealEoi) dl->AddLine(ImVec2(x, y), ImVec2(x, y + 6), 0xff00d7ff, 2);
@@ -100,30 +107,33 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Layout& L, float ox
     }
     // IPIs: arrows from the sender lane to each receiver (PV IPI cyan, ICR/Hyper-V magenta)
     // (one per column and lane pair when zoomed out)
+    const auto& arrows = only ? only->arrows : tl.arrows;
     for (int c = 0; c < columns; ++c) {
         const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
         std::uint32_t drawn = 0;  // bit per (from, to) pair among the first 32
-        for (std::size_t i = first_at_or_after(tl.arrows, ta); i < tl.arrows.size() && tl.arrows[i].ts < tb; ++i) {
-            const auto& a = tl.arrows[i];
-            if (a.from_lane < 0 || a.to_lane < 0) continue;
+        for (std::size_t i = first_at_or_after(arrows, ta); i < arrows.size() && arrows[i].ts < tb; ++i) {
+            const auto& a = arrows[i];
+            const int from = row_of(a.from_lane), to = row_of(a.to_lane);
+            if (from < 0 || to < 0) continue;
             const std::uint32_t bit = 1u << ((a.from_lane * 8 + a.to_lane) & 31);
             if (drawn & bit) continue;
             drawn |= bit;
             if (ns_per_px > 2000 && std::popcount(drawn) >= 6) break;  // zoomed out: enough for this column
             const float x = ox + L.x(a.ts);
-            dl->AddLine(ImVec2(x, oy + L.band_y(a.from_lane) + 5), ImVec2(x + 2, oy + L.band_y(a.to_lane) + 5), a.pv ? 0xc0ffff00 : 0xc0ff00ff);
+            dl->AddLine(ImVec2(x, oy + L.band_y(from) + 5), ImVec2(x + 2, oy + L.band_y(to) + 5), a.pv ? 0xc0ffff00 : 0xc0ff00ff);
         }
     }
     // findings: red markers through the lane (or all lanes)
     for (const auto& f : tl.findings) {
-        if (f.ts < L.t0 || f.ts > L.t1) continue;
+        if (f.ts < L.t0 || f.ts > L.t1 || (f.lane >= 0 && row_of(f.lane) < 0)) continue;
         const float x = ox + L.x(f.ts);
-        const float y0 = oy + (f.lane >= 0 ? L.lane_top(f.lane) : Layout::kTop);
-        const float y1 = f.lane >= 0 ? y0 + Layout::kLaneHeight - 4 : oy + L.lane_top(static_cast<int>(tl.lanes.size()));
+        const int r = row_of(f.lane);
+        const float y0 = oy + (r >= 0 ? L.lane_top(r) : Layout::kTop);
+        const float y1 = r >= 0 ? y0 + Layout::kLaneHeight - 4 : oy + L.lane_top(rows);
         dl->AddRectFilled(ImVec2(x - 1, y0), ImVec2(x + 2, y1), kFindingColor);
     }
     // the guest's serial lines at their host time
-    const float sy = oy + L.serial_y(static_cast<int>(tl.lanes.size()));
+    const float sy = oy + L.serial_y(rows);
     dl->AddText(ImVec2(ox + 4, sy), 0xffdcdcdc, "serial");
     float next_free = 0;
     for (const auto& s : tl.serial) {

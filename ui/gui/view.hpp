@@ -2,12 +2,16 @@
 // pixel everything is aggregated: one column per pixel (the Tracy way), so drawing
 // costs the same at any zoom.
 #pragma once
+#include "navigation.hpp"
 #include "timeline.hpp"
 
 struct ImDrawList;
 
 namespace irqflow::gui {
 
-void draw_timeline(ImDrawList* dl, const Timeline& tl, const Layout& layout, float origin_x, float origin_y);
+// Draws the filter's lanes, one row each; `only` (built for filter.vector, or null for
+// all vectors) supplies the ISR bars, markers and arrows.
+void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& layout,
+                   float origin_x, float origin_y);
 
 }  // namespace irqflow::gui

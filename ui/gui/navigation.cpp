@@ -1,0 +1,162 @@
+#include "navigation.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace irqflow::gui {
+
+void Navigator::set(std::int64_t t0, std::int64_t t1) {
+    if (t1 - t0 < kMinSpan) {
+        const std::int64_t mid = t0 + (t1 - t0) / 2;
+        t0 = mid - kMinSpan / 2;
+        t1 = t0 + kMinSpan;
+    }
+    v_ = {t0, t1};
+}
+
+void Navigator::zoom(double factor, double at) {
+    at = std::clamp(at, 0.0, 1.0);
+    const double centre = static_cast<double>(v_.t0) + at * v_.span();
+    const double nspan = std::max(static_cast<double>(kMinSpan), v_.span() * factor);
+    set(static_cast<std::int64_t>(centre - at * nspan), static_cast<std::int64_t>(centre + (1 - at) * nspan));
+}
+
+void Navigator::pan(double frac) {
+    const auto d = static_cast<std::int64_t>(frac * v_.span());
+    v_.t0 += d;
+    v_.t1 += d;
+}
+
+bool Navigator::box(double from, double to) {
+    if (from > to) std::swap(from, to);
+    if (to - from < 0.002) return false;  // a click, not a box
+    set(v_.at(std::max(from, 0.0)), v_.at(std::min(to, 1.0)));
+    return true;
+}
+
+void Navigator::centre_on(std::int64_t ts) {
+    const std::int64_t half = (v_.t1 - v_.t0) / 2;
+    v_ = {ts - half, ts - half + (v_.t1 - v_.t0)};
+}
+
+std::vector<int> Filter::rows() const {
+    std::vector<int> r(lane_shown.size(), -1);
+    int next = 0;
+    for (std::size_t i = 0; i < lane_shown.size(); ++i)
+        if (lane_shown[i]) r[i] = next++;
+    return r;
+}
+
+int Filter::row_count() const { return static_cast<int>(std::count(lane_shown.begin(), lane_shown.end(), true)); }
+
+namespace {
+
+std::optional<std::int64_t> parse_int(std::string_view s) {
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s.remove_prefix(2);
+        base = 16;
+    }
+    std::int64_t v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
+    return v;
+}
+
+}  // namespace
+
+std::optional<Filter> parse_filter(const Timeline& tl, std::string_view vcpus, std::string_view vector, std::string& error) {
+    Filter f = Filter::all(tl);
+    if (!vcpus.empty()) {
+        std::fill(f.lane_shown.begin(), f.lane_shown.end(), false);
+        while (!vcpus.empty()) {
+            const auto comma = vcpus.find(',');
+            const auto item = vcpus.substr(0, comma);
+            vcpus = comma == std::string_view::npos ? std::string_view() : vcpus.substr(comma + 1);
+            auto id = parse_int(item);
+            if (!id) {
+                error = "--vcpu wants vCPU ids separated by commas, not \"" + std::string(item) + "\"";
+                return std::nullopt;
+            }
+            bool found = false;
+            for (std::size_t l = 0; l < tl.lanes.size(); ++l)
+                if (tl.lanes[l].vcpu.value() == *id) f.lane_shown[l] = found = true;
+            if (!found) {
+                error = "the trace has no vCPU " + std::string(item);
+                return std::nullopt;
+            }
+        }
+    }
+    if (!vector.empty()) {
+        auto v = parse_int(vector);
+        if (!v || *v < 0 || *v > 255) {
+            error = "--vector wants a vector 0..255 (0xec or 236), not \"" + std::string(vector) + "\"";
+            return std::nullopt;
+        }
+        f.vector = static_cast<int>(*v);
+    }
+    return f;
+}
+
+std::optional<std::int64_t> find_next(const Timeline& tl, const Filter& f, JumpTarget what, std::int64_t from, bool forward) {
+    std::optional<std::int64_t> best;
+    auto consider = [&](std::int64_t ts) {
+        if (forward ? ts <= from : ts >= from) return;
+        if (!best || (forward ? ts < *best : ts > *best)) best = ts;
+    };
+    if (what == JumpTarget::Finding) {
+        for (const auto& m : tl.findings)
+            if (m.lane < 0 || f.shows(m.lane)) consider(m.ts);
+        return best;
+    }
+    for (std::size_t l = 0; l < tl.lanes.size(); ++l) {
+        if (!f.shows(static_cast<int>(l))) continue;
+        const auto& ms = tl.lanes[l].markers;  // time order: search from `from` in the right direction
+        auto it = std::upper_bound(ms.begin(), ms.end(), from, [](std::int64_t t, const Marker& m) { return t < m.ts; });
+        auto wanted = [&](const Marker& m) {
+            return f.shows_vector(m.vector) && (what == JumpTarget::Injection ? m.kind == Marker::Injection : m.kind != Marker::Injection);
+        };
+        if (forward) {
+            for (; it != ms.end(); ++it)
+                if (wanted(*it)) {
+                    consider(it->ts);
+                    break;
+                }
+        } else {
+            auto rit = std::make_reverse_iterator(it);
+            for (; rit != ms.rend(); ++rit)
+                if (rit->ts < from && wanted(*rit)) {
+                    consider(rit->ts);
+                    break;
+                }
+        }
+    }
+    return best;
+}
+
+std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record) {
+    const auto& ev = trace.events;
+    auto it = std::lower_bound(ev.begin(), ev.end(), record, [](const Event& e, std::uint64_t r) { return e.record < r; });
+    while (it != ev.end() && it->kind == EventKind::Lost) ++it;  // a gap marker shares its record's number
+    if (it == ev.end() || it->record != record) return std::nullopt;
+    return it->ts.value();
+}
+
+std::optional<std::int64_t> parse_time(std::string_view s) {
+    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+    double scale = 1e9;
+    for (auto [suffix, mult] : {std::pair{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}})
+        if (s.size() > std::string_view(suffix).size() && s.ends_with(suffix)) {
+            scale = mult;
+            s.remove_suffix(std::string_view(suffix).size());
+            break;
+        }
+    double v = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
+    return static_cast<std::int64_t>(std::llround(v * scale));
+}
+
+}  // namespace irqflow::gui

@@ -1,0 +1,373 @@
+#include "panels.hpp"
+
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "event_format.hpp"
+
+namespace irqflow::gui {
+namespace {
+
+using ull = unsigned long long;
+
+double secs(std::int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+void go(UiState& u, std::optional<std::int64_t> ts) {
+    if (ts) u.nav.centre_on(*ts);
+}
+
+void jump(const Session& s, UiState& u, JumpTarget what, bool forward) {
+    const auto& v = u.nav.view();
+    go(u, find_next(s.tl, u.filter, what, v.t0 + (v.t1 - v.t0) / 2, forward));
+}
+
+// "12.5s", "300ms", "#1234" (raw record) or a bare number of seconds.
+void go_to_text(const Session& s, UiState& u) {
+    const std::string t = u.goto_text;
+    u.goto_error.clear();
+    if (!t.empty() && t[0] == '#') {
+        char* end = nullptr;
+        const auto rec = std::strtoull(t.c_str() + 1, &end, 10);
+        auto ts = end && *end == 0 && t.size() > 1 ? record_time(s.trace, rec) : std::nullopt;
+        if (!ts) u.goto_error = "no record " + t;
+        go(u, ts);
+        return;
+    }
+    auto ts = parse_time(t);
+    if (!ts) u.goto_error = "a time (12.5s, 300ms, 17us) or #record";
+    go(u, ts);
+}
+
+void navigation_bar(const Session& s, UiState& u) {
+    ImGui::SetNextItemWidth(140);
+    if (ImGui::InputTextWithHint("##goto", "time or #record", u.goto_text, sizeof u.goto_text, ImGuiInputTextFlags_EnterReturnsTrue))
+        go_to_text(s, u);
+    ImGui::SameLine();
+    if (ImGui::Button("Go")) go_to_text(s, u);
+    if (!u.goto_error.empty()) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", u.goto_error.c_str());
+    }
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(70);
+    if (ImGui::InputTextWithHint("vector", "all", u.vector_text, sizeof u.vector_text)) {
+        const std::string v = u.vector_text;
+        int vector = -1;
+        if (!v.empty()) {
+            char* end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 0);
+            if (end && *end == 0 && n >= 0 && n <= 255) vector = static_cast<int>(n);
+        }
+        if (vector != u.filter.vector) u.set_vector(s.tl, vector);
+    }
+    for (auto [label, what] : {std::pair{"finding", JumpTarget::Finding}, {"injection", JumpTarget::Injection}, {"EOI", JumpTarget::Eoi}}) {
+        ImGui::SameLine();
+        ImGui::PushID(label);
+        if (ImGui::ArrowButton("prev", ImGuiDir_Left)) jump(s, u, what, false);
+        ImGui::SameLine(0, 2);
+        ImGui::TextUnformatted(label);
+        ImGui::SameLine(0, 2);
+        if (ImGui::ArrowButton("next", ImGuiDir_Right)) jump(s, u, what, true);
+        ImGui::PopID();
+    }
+    // vCPU filter: a checkbox per lane
+    for (std::size_t l = 0; l < s.tl.lanes.size(); ++l) {
+        if (l) ImGui::SameLine();
+        char label[48];
+        std::snprintf(label, sizeof label, "vm%d/vcpu%d", s.tl.lanes[l].vm.value(), s.tl.lanes[l].vcpu.value());
+        bool shown = u.filter.lane_shown[l];
+        if (ImGui::Checkbox(label, &shown) && (shown || u.filter.row_count() > 1)) u.set_lane_shown(static_cast<int>(l), shown);
+    }
+}
+
+void findings_tab(const Session& s, UiState& u) {
+    const auto& r = s.replay;
+    if (r.findings.empty()) ImGui::TextUnformatted("no divergences or liveness failures");
+    for (std::size_t i = 0; i < r.findings.size(); ++i) {
+        const auto& f = r.findings[i];
+        char line[200];
+        std::snprintf(line, sizeof line, "%.9f  vm%d/vcpu%d  %s  record %llu##%zu", secs(f.ts.value()), f.vm.value(), f.vcpu.value(),
+                      std::string(replay::rule_info(f.rule).id).c_str(), static_cast<ull>(f.record), i);
+        if (ImGui::Selectable(line)) u.nav.centre_on(f.ts.value());
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("expected %s\nobserved %s", f.expected.c_str(), f.observed.c_str());
+    }
+}
+
+void statistics_tab(const Session& s, UiState& u) {
+    const auto& st = s.replay.stats;
+    ImGui::Text("exits %llu; saved by PV EOI %llu, by PV IPI %llu;  PV EOI hit rate %.1f%%, max nesting %d", static_cast<ull>(st.exits),
+                static_cast<ull>(st.exits_saved_pv_eoi), static_cast<ull>(st.exits_saved_pv_ipi), 100.0 * st.pv_eoi_hit_rate, st.max_nesting);
+    ImGui::Text("checked %llu of %llu injections and %llu of %llu EOIs; would save: PV EOI %llu exits, PV IPI %llu",
+                static_cast<ull>(st.injections_checked), static_cast<ull>(st.injections - st.soft_injections - st.reinjections),
+                static_cast<ull>(st.eois_checked), static_cast<ull>(st.eois), static_cast<ull>(st.predicted_pv_eoi_saved),
+                static_cast<ull>(st.predicted_pv_ipi_saved));
+    // exits by reason per shown vCPU
+    std::vector<int> cols;
+    for (std::size_t l = 0; l < s.tl.lanes.size(); ++l)
+        if (u.filter.shows(static_cast<int>(l))) cols.push_back(static_cast<int>(l));
+    if (!ImGui::BeginTable("exits", static_cast<int>(cols.size()) + 1,
+                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit))
+        return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    ImGui::TableSetupColumn("exit reason");
+    char label[48];
+    for (int l : cols) {
+        std::snprintf(label, sizeof label, "vcpu%d", s.tl.lanes[static_cast<std::size_t>(l)].vcpu.value());
+        ImGui::TableSetupColumn(label);
+    }
+    ImGui::TableHeadersRow();
+    for (const auto& [reason, total] : st.exits_by_reason) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(reason.c_str());
+        for (int l : cols) {
+            ImGui::TableNextColumn();
+            const auto& m = s.tl.lanes[static_cast<std::size_t>(l)].exits_by_reason;
+            auto it = m.find(reason);
+            ImGui::Text("%llu", static_cast<ull>(it == m.end() ? 0 : it->second));
+        }
+    }
+    ImGui::EndTable();
+}
+
+void histogram(const char* title, const LatencyHistogram& h) {
+    ImGui::Text("%s: %llu samples", title, static_cast<ull>(h.samples));
+    if (h.samples == 0) return;
+    std::vector<float> v;
+    for (int k = h.first; k <= h.last; ++k) v.push_back(static_cast<float>(h.count[static_cast<std::size_t>(k)]));
+    auto unit = [](int k, char* buf, std::size_t n) {
+        const double ns = static_cast<double>(std::uint64_t{1} << k);
+        if (ns < 1e3) std::snprintf(buf, n, "%.0fns", ns);
+        else if (ns < 1e6) std::snprintf(buf, n, "%.0fus", ns / 1e3);
+        else if (ns < 1e9) std::snprintf(buf, n, "%.0fms", ns / 1e6);
+        else std::snprintf(buf, n, "%.0fs", ns / 1e9);
+    };
+    char lo[16], hi[16], overlay[64];
+    unit(h.first, lo, sizeof lo);
+    unit(h.last + 1, hi, sizeof hi);
+    std::snprintf(overlay, sizeof overlay, "%s .. %s (log2 buckets)", lo, hi);
+    ImGui::PushID(title);
+    ImGui::PlotHistogram("##h", v.data(), static_cast<int>(v.size()), 0, overlay, 0, FLT_MAX, ImVec2(ImGui::GetContentRegionAvail().x, 70));  // 1.86: no -1 width here
+    if (ImGui::IsItemHovered()) {
+        const float rel = (ImGui::GetIO().MousePos.x - ImGui::GetItemRectMin().x) / ImGui::GetItemRectSize().x;
+        const int k = h.first + std::clamp(static_cast<int>(rel * static_cast<float>(v.size())), 0, static_cast<int>(v.size()) - 1);
+        unit(k, lo, sizeof lo);
+        unit(k + 1, hi, sizeof hi);
+        ImGui::SetTooltip("%s .. %s: %llu", lo, hi, static_cast<ull>(h.count[static_cast<std::size_t>(k)]));
+    }
+    ImGui::PopID();
+}
+
+void latency_tab(const Session& s, UiState& u) {
+    if (!u.latency)
+        u.latency = {latency_histogram(s.replay, u.lanes, u.filter, LatencyStage::AcceptToInject),
+                     latency_histogram(s.replay, u.lanes, u.filter, LatencyStage::InjectToEoi)};
+    if (u.filter.vector >= 0) ImGui::Text("vector 0x%02x, shown vCPUs", u.filter.vector);
+    else ImGui::TextUnformatted("all vectors, shown vCPUs (set a vector above to narrow)");
+    histogram("accept -> inject", u.latency->first);
+    histogram("inject -> EOI", u.latency->second);
+}
+
+void events_tab(const Session& s, UiState& u) {
+    const auto& v = u.nav.view();
+    const bool stale = v.t0 != u.rows_view.t0 || v.t1 != u.rows_view.t1 || u.filter.lane_shown != u.rows_filter.lane_shown ||
+                       u.filter.vector != u.rows_filter.vector;
+    if (stale && !u.dragging) {  // not while dragging: a pan recomputes once it stops
+        u.rows = events_in_view(s.trace, u.lanes, u.filter, v);
+        u.rows_view = v;
+        u.rows_filter = u.filter;
+    }
+    if (u.rows.too_many) {
+        ImGui::Text("%llu events in view: zoom in to list them with this filter", static_cast<ull>(u.rows.in_view));
+        return;
+    }
+    ImGui::Text("%llu events in view%s", static_cast<ull>(u.rows.size()), u.rows.filtered ? " (filtered)" : "");
+    if (!ImGui::BeginTable("events", 6,
+                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                               ImGuiTableFlags_SizingFixedFit))
+        return;
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* c : {"record", "time (s)", "cpu", "vcpu", "event"}) ImGui::TableSetupColumn(c);
+    ImGui::TableSetupColumn("fields", ImGuiTableColumnFlags_WidthStretch);
+    ImGui::TableHeadersRow();
+    ImGuiListClipper clip;  // only the rows on screen are formatted
+    clip.Begin(static_cast<int>(u.rows.size()));
+    while (clip.Step())
+        for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+            const Event& e = s.trace.events[u.rows.at(static_cast<std::size_t>(i))];
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "%llu##%d", static_cast<ull>(e.record), i);
+            if (ImGui::Selectable(buf, false, ImGuiSelectableFlags_SpanAllColumns)) {
+                u.nav.centre_on(e.ts.value());
+                const int lane = u.lanes(e.vm, e.vcpu);
+                if (lane >= 0) {  // and inspect that vCPU right after this event
+                    u.shown_ts = e.ts.value();
+                    u.shown_lane = lane;
+                    u.states = s.index->at(e.ts.value());
+                }
+            }
+            ImGui::TableNextColumn();
+            ImGui::Text("%.9f", secs(e.ts.value()));
+            ImGui::TableNextColumn();
+            ImGui::Text("%d", e.cpu.value());
+            ImGui::TableNextColumn();
+            if (e.vcpu == kUnknownVcpu) ImGui::TextUnformatted("-");
+            else ImGui::Text("%d/%d", e.vm.value(), e.vcpu.value());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(s.trace.name(e.name_id).c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(ui::event_fields_text(s.trace, e).c_str());
+        }
+    ImGui::EndTable();
+}
+
+// One 16x16 grid of a 256-bit register; returns the vector under the mouse or -1.
+int vector_grid(const char* title, const replay::VectorSet& set, bool by_vector_colour, int pinned) {
+    ImGui::TextUnformatted(title);
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float cell = 9;
+    int hovered = -1;
+    for (int v = 0; v < 256; ++v) {
+        const ImVec2 a(p.x + static_cast<float>(v % 16) * cell, p.y + static_cast<float>(v / 16) * cell);
+        const ImVec2 b(a.x + cell - 1, a.y + cell - 1);
+        const std::uint32_t on = by_vector_colour ? vector_color(v) : 0xffe0e0e0;
+        dl->AddRectFilled(a, b, set.test(v) ? on : 0xff3a3a3a);
+        if (v == pinned) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), 0xffffffff);
+        if (ImGui::IsMouseHoveringRect(a, b)) hovered = v;
+    }
+    ImGui::Dummy(ImVec2(16 * cell, 16 * cell));
+    return hovered;
+}
+
+// The interrupt of `vector` in service on the state's vCPU at ts, if the replay saw it.
+const replay::InterruptRecord* in_service(const Session& s, const replay::VcpuState& st, int vector, std::int64_t ts) {
+    const replay::InterruptRecord* found = nullptr;
+    for (const auto& ir : s.replay.interrupts)
+        if (ir.vm == st.vm && ir.vcpu == st.vcpu && ir.vector == vector && ir.inject_ts <= ts && (!ir.eoi_ts || ir.eoi_ts >= ts)) found = &ir;
+    return found;
+}
+
+}  // namespace
+
+void jump_keys(const Session& s, UiState& u) {
+    if (ImGui::GetIO().WantTextInput) return;
+    const bool back = ImGui::GetIO().KeyShift;
+    // ImGui 1.86 indexes keys by the backend's (GLFW) key codes
+    if (ImGui::IsKeyPressed(GLFW_KEY_N)) jump(s, u, JumpTarget::Finding, true);
+    if (ImGui::IsKeyPressed(GLFW_KEY_P)) jump(s, u, JumpTarget::Finding, false);
+    if (ImGui::IsKeyPressed(GLFW_KEY_I)) jump(s, u, JumpTarget::Injection, !back);
+    if (ImGui::IsKeyPressed(GLFW_KEY_E)) jump(s, u, JumpTarget::Eoi, !back);
+}
+
+void panels(const Session& s, UiState& u, float x, float y, float w, float h) {
+    ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(w, h), ImGuiCond_Always);
+    ImGui::Begin("panels", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+    navigation_bar(s, u);
+    auto tab = [&](const char* label, const char* key) {
+        const bool open = ImGui::BeginTabItem(label, nullptr, u.open_tab == key ? ImGuiTabItemFlags_SetSelected : 0);
+        return open;
+    };
+    if (ImGui::BeginTabBar("tabs")) {
+        char findings[48];
+        std::snprintf(findings, sizeof findings, "Findings (%zu)###findings", s.replay.findings.size());
+        if (tab(findings, "findings")) {
+            findings_tab(s, u);
+            ImGui::EndTabItem();
+        }
+        if (tab("Statistics", "statistics")) {
+            statistics_tab(s, u);
+            ImGui::EndTabItem();
+        }
+        if (tab("Latency", "latency")) {
+            latency_tab(s, u);
+            ImGui::EndTabItem();
+        }
+        if (tab("Events in view", "events")) {
+            events_tab(s, u);
+            ImGui::EndTabItem();
+        }
+        ImGui::EndTabBar();
+        u.open_tab.clear();
+    }
+    ImGui::End();
+}
+
+void inspector(const Session& s, UiState& u, const Layout& layout, float x, float y, float w, float h) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (!io.WantCaptureMouse && io.MousePos.x > Layout::kGutter && io.MousePos.x < layout.width && !u.dragging &&
+        (!u.pinned || u.clicked)) {
+        if (u.clicked) u.pinned = true;
+        const float fr = (io.MousePos.y - Layout::kTop) / Layout::kLaneHeight;
+        const auto rows = u.filter.rows();
+        const int row = fr >= 0 ? static_cast<int>(fr) : -1;
+        const auto it = std::find(rows.begin(), rows.end(), row);
+        if (row >= 0 && it != rows.end()) {
+            const int lane = static_cast<int>(it - rows.begin());
+            const auto ts = layout.t0 + static_cast<std::int64_t>((io.MousePos.x - Layout::kGutter) / (layout.width - Layout::kGutter) *
+                                                                 static_cast<float>(layout.t1 - layout.t0));
+            if (ts != u.shown_ts || lane != u.shown_lane) {
+                u.states = s.index->at(ts);
+                u.shown_ts = ts;
+                u.shown_lane = lane;
+            }
+        }
+    }
+    ImGui::SetNextWindowPos(ImVec2(x, y), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(w, h), ImGuiCond_Always);
+    ImGui::Begin("Inspector", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse);
+    if (u.shown_lane < 0 || static_cast<std::size_t>(u.shown_lane) >= u.states.size()) {
+        ImGui::TextUnformatted("hover a vCPU lane to see its APIC at that time");
+        ImGui::End();
+        return;
+    }
+    const auto& st = u.states[static_cast<std::size_t>(u.shown_lane)];
+    ImGui::Text("vm%d/vcpu%d (APIC %u) at %.9f s%s%s", st.vm.value(), st.vcpu.value(), st.apic.value(), secs(u.shown_ts),
+                st.synced ? "" : "  [state not proven yet]", u.pinned ? "  [pinned: Esc]" : "");
+    ImGui::Text("TPR 0x%02x  PPR 0x%02x  deliverable %s  PV EOI %s%s", st.tpr, st.ppr(), st.deliverable() >= 0 ? "yes" : "no",
+                st.pv_eoi_enabled ? "enabled" : "disabled", st.pv_eoi_armed ? ", armed" : "");
+    ImGui::Columns(3, nullptr, false);
+    const int irr = vector_grid("IRR", st.irr, false, -1);
+    ImGui::NextColumn();
+    const int isr = vector_grid("ISR (click a bit)", st.isr, true, u.pinned_vector);
+    ImGui::NextColumn();
+    const int tmr = vector_grid("TMR", st.tmr, false, -1);
+    ImGui::Columns(1);
+    if (isr >= 0 && ImGui::IsMouseClicked(0)) u.pinned_vector = st.isr.test(isr) ? isr : -1;
+    const int hovered = isr >= 0 ? isr : (irr >= 0 ? irr : tmr);
+    if (hovered >= 0) ImGui::SetTooltip("vector 0x%02x", hovered);
+    // the pinned ISR bit: who set it and who cleared it, with a jump to each
+    if (u.pinned_vector >= 0) {
+        const auto* ir = in_service(s, st, u.pinned_vector, u.shown_ts);
+        ImGui::Separator();
+        if (!ir) {
+            ImGui::Text("vector 0x%02x is not in service here", u.pinned_vector);
+        } else {
+            ImGui::Text("vector 0x%02x (%s)", ir->vector, ir->level ? "level" : "edge");
+            auto step = [&](const char* what, std::uint64_t record, std::int64_t ts, const std::string& extra) {
+                if (!ts) {
+                    ImGui::Text("%s: not in the trace", what);
+                    return;
+                }
+                ImGui::Text("%s: record %llu at %.9f s %s", what, static_cast<ull>(record), secs(ts), extra.c_str());
+                ImGui::SameLine();
+                ImGui::PushID(what);
+                if (ImGui::SmallButton("go")) u.nav.centre_on(ts);
+                ImGui::PopID();
+            };
+            step("accepted", ir->accept_record, ir->accept_ts, "");
+            step("injected", ir->inject_record, ir->inject_ts, ir->nesting_depth > 1 ? "(nested)" : "");
+            step("EOI", ir->eoi_record, ir->eoi_ts, ir->eoi_path.empty() ? "" : "via " + ir->eoi_path);
+        }
+    }
+    ImGui::End();
+}
+
+}  // namespace irqflow::gui

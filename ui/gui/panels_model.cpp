@@ -1,0 +1,81 @@
+#include "panels_model.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace irqflow::gui {
+
+LaneLookup::LaneLookup(const Timeline& tl) {
+    for (std::size_t l = 0; l < tl.lanes.size(); ++l) {
+        const auto vm = static_cast<std::size_t>(std::max(0, tl.lanes[l].vm.value()));
+        const auto vcpu = static_cast<std::size_t>(std::max(0, tl.lanes[l].vcpu.value()));
+        if (by_vm_.size() <= vm) by_vm_.resize(vm + 1);
+        if (by_vm_[vm].size() <= vcpu) by_vm_[vm].resize(vcpu + 1, -1);
+        by_vm_[vm][vcpu] = static_cast<int>(l);
+    }
+}
+
+int LaneLookup::operator()(VmId vm, VcpuId vcpu) const {
+    if (vm.value() < 0 || vcpu.value() < 0 || static_cast<std::size_t>(vm.value()) >= by_vm_.size()) return -1;
+    const auto& v = by_vm_[static_cast<std::size_t>(vm.value())];
+    return static_cast<std::size_t>(vcpu.value()) < v.size() ? v[static_cast<std::size_t>(vcpu.value())] : -1;
+}
+
+LatencyHistogram latency_histogram(const replay::ReplayResult& r, const LaneLookup& lanes, const Filter& f, LatencyStage stage) {
+    LatencyHistogram h;
+    for (const auto& ir : r.interrupts) {
+        if (!f.shows(lanes(ir.vm, ir.vcpu)) || !f.shows_vector(ir.vector)) continue;
+        std::int64_t d = -1;
+        if (stage == LatencyStage::AcceptToInject && ir.accept_ts && ir.inject_ts) d = ir.inject_ts - ir.accept_ts;
+        if (stage == LatencyStage::InjectToEoi && ir.inject_ts && ir.eoi_ts) d = ir.eoi_ts - ir.inject_ts;
+        if (d < 0) continue;
+        const int k = std::min(LatencyHistogram::kBuckets - 1, d <= 0 ? 0 : static_cast<int>(std::bit_width(static_cast<std::uint64_t>(d))) - 1);
+        ++h.count[static_cast<std::size_t>(k)];
+        ++h.samples;
+        h.first = std::min(h.first, k);
+        h.last = std::max(h.last, k);
+    }
+    return h;
+}
+
+std::optional<int> event_vector(const Event& e) {
+    std::optional<std::int64_t> v;
+    switch (e.kind) {
+    case EventKind::ApicAcceptIrq:
+    case EventKind::ApicvAcceptIrq: v = e.get(slot::accept_vec); break;
+    case EventKind::InjVirq: v = e.get(slot::inj_vector); break;
+    case EventKind::Eoi:
+    case EventKind::PvEoi: v = e.get(slot::eoi_vector); break;
+    case EventKind::ApicIpi: v = e.get(slot::ipi_vec); break;
+    default: break;
+    }
+    if (!v) return std::nullopt;
+    return static_cast<int>(*v);
+}
+
+EventRows events_in_view(const Trace& trace, const LaneLookup& lanes, const Filter& f, const ViewRange& v, std::size_t limit) {
+    const auto& ev = trace.events;
+    EventRows rows;
+    rows.first = static_cast<std::size_t>(
+        std::lower_bound(ev.begin(), ev.end(), v.t0, [](const Event& e, std::int64_t t) { return e.ts.value() < t; }) - ev.begin());
+    rows.last = static_cast<std::size_t>(
+        std::upper_bound(ev.begin(), ev.end(), v.t1, [](std::int64_t t, const Event& e) { return t < e.ts.value(); }) - ev.begin());
+    rows.last = std::max(rows.first, rows.last);
+    rows.in_view = rows.last - rows.first;
+    const bool every_lane = std::all_of(f.lane_shown.begin(), f.lane_shown.end(), [](bool b) { return b; });
+    rows.filtered = !every_lane || f.vector >= 0;
+    if (!rows.filtered) return rows;
+    if (rows.in_view > limit) {
+        rows.too_many = true;
+        return rows;
+    }
+    for (std::size_t i = rows.first; i < rows.last; ++i) {
+        const Event& e = ev[i];
+        if (!every_lane && !f.shows(lanes(e.vm, e.vcpu))) continue;
+        if (f.vector >= 0 && event_vector(e) != f.vector) continue;
+        rows.picked.push_back(i);
+    }
+    return rows;
+}
+
+}  // namespace irqflow::gui

@@ -1,0 +1,53 @@
+// What the panels show, computed without ImGui: latency histograms and the events of
+// the visible range under the current filter.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "irqflow/capture/trace.hpp"
+#include "irqflow/replay/replay.hpp"
+#include "navigation.hpp"
+#include "timeline.hpp"
+
+namespace irqflow::gui {
+
+// Lane of each (vm, vcpu) the trace attributes events to; -1 for host-only events.
+class LaneLookup {
+public:
+    explicit LaneLookup(const Timeline& tl);
+    int operator()(VmId vm, VcpuId vcpu) const;
+
+private:
+    std::vector<std::vector<int>> by_vm_;  // [vm][vcpu] → lane
+};
+
+// Latencies in power-of-two buckets: bucket k counts samples in [2^k, 2^(k+1)) ns.
+struct LatencyHistogram {
+    static constexpr int kBuckets = 36;  // up to ~68 s
+    std::array<std::uint64_t, kBuckets> count{};
+    std::uint64_t samples = 0;
+    int first = kBuckets, last = -1;  // non-empty bucket range
+};
+enum class LatencyStage { AcceptToInject, InjectToEoi };
+LatencyHistogram latency_histogram(const replay::ReplayResult& r, const LaneLookup& lanes, const Filter& f, LatencyStage stage);
+
+// The vector an event is about (accepts, injections, EOIs, ICR IPIs), if any.
+std::optional<int> event_vector(const Event& e);
+
+// Events with a timestamp in the view, as a range of indices when nothing is filtered
+// and as a list otherwise (at most `limit`: beyond it the table asks to zoom in).
+struct EventRows {
+    std::size_t first = 0, last = 0;       // unfiltered: [first, last)
+    bool filtered = false;
+    std::vector<std::size_t> picked;       // filtered: indices in time order
+    std::size_t in_view = 0;               // events in the view before filtering
+    bool too_many = false;                 // filtered and more than `limit` to scan
+    std::size_t size() const { return filtered ? picked.size() : last - first; }
+    std::size_t at(std::size_t i) const { return filtered ? picked[i] : first + i; }
+};
+EventRows events_in_view(const Trace& trace, const LaneLookup& lanes, const Filter& f, const ViewRange& v, std::size_t limit = 2'000'000);
+
+}  // namespace irqflow::gui

@@ -1,0 +1,83 @@
+#include "session.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "irqflow/capture/error.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/storage/database.hpp"
+
+namespace irqflow::gui {
+
+bool is_database(const std::string& path) {
+    char head[16] = {};
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    const std::size_t n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    return n == sizeof head && std::memcmp(head, "SQLite format 3", 16) == 0;
+}
+
+namespace {
+
+// The session named, or the database's only one.
+void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
+    storage::Database db(src.path, storage::Database::Mode::ReadOnly);
+    std::string which = src.db_session;
+    if (which.empty()) {
+        const auto all = db.sessions();
+        if (all.size() != 1) {
+            std::string list;
+            for (const auto& i : all) list += "\n  " + std::to_string(i.id) + "  " + i.name;
+            throw storage::StorageError(src.path + ": holds " + std::to_string(all.size()) +
+                                        " sessions; name one after the file (irqflow-gui DB SESSION):" + list);
+        }
+        which = std::to_string(all.front().id);
+    }
+    auto stored = db.load_session(which, [&](const storage::ImportProgress& p) {
+        if (p.total) progress.fraction = static_cast<float>(p.done) / static_cast<float>(p.total);
+    });
+    s.title = src.path + " [" + stored.info.name + "]";
+    s.trace = std::move(stored.trace);
+    if (!stored.serial.lines.empty()) s.serial = std::move(stored.serial);
+    progress.stage = 2;
+    progress.fraction = 0;
+    replay::ReplayOptions ro;
+    ro.collect_details = true;
+    ro.semantics = stored.semantics;  // the semantics it was imported with
+    s.replay = replay::replay(s.trace, ro);
+}
+
+}  // namespace
+
+std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& progress) {
+    auto s = std::make_unique<Session>();
+    progress.stage = 0;
+    if (is_database(src.path)) {
+        if (!src.serial.empty())
+            throw storage::StorageError(src.path + ": a stored session carries its own serial lines; --serial is for trace files");
+        read_stored(src, *s, progress);
+    } else {
+        if (!src.db_session.empty())
+            throw InputError(src.path, {InputPosition::Unit::Byte, 0}, "not an irqflow database, so it has no session \"" + src.db_session + "\"");
+        s->title = src.path;
+        s->trace = load_trace(src.path);
+        progress.stage = 1;
+        if (!src.serial.empty()) {
+            s->serial = read_serial_log(src.serial);
+            align_serial(s->trace, *s->serial);
+        }
+        progress.stage = 2;
+        replay::ReplayOptions ro;
+        ro.collect_details = true;
+        s->replay = replay::replay(s->trace, ro);
+    }
+    progress.stage = 3;
+    s->tl = build_timeline(s->trace, s->replay, s->serial ? &*s->serial : nullptr);
+    progress.stage = 4;
+    s->index = std::make_unique<StateIndex>(s->trace);
+    progress.stage = kLoadDone;
+    return s;
+}
+
+}  // namespace irqflow::gui

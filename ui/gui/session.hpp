@@ -1,0 +1,49 @@
+// What the window shows, loaded once from a trace file or from a session stored in an
+// irqflow SQLite database: the trace, its serial lines, the replay, the timeline and
+// the inspector's checkpoints. No ImGui here.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "irqflow/capture/serial.hpp"
+#include "irqflow/capture/trace.hpp"
+#include "irqflow/replay/replay.hpp"
+#include "inspector_model.hpp"
+#include "timeline.hpp"
+
+namespace irqflow::gui {
+
+struct SessionSource {
+    std::string path;        // trace.dat / report text, or an irqflow database
+    std::string db_session;  // id or name in the database ("" = its only session)
+    std::string serial;      // serial log for a trace file
+};
+
+// Held by pointer: the state index refers to the trace, so a session never moves.
+struct Session {
+    std::string title;  // what the window calls it
+    Trace trace;
+    std::optional<SerialLog> serial;
+    replay::ReplayResult replay;
+    Timeline tl;
+    std::unique_ptr<StateIndex> index;
+};
+
+// Loading stages, for a progress screen while a loader thread works.
+inline constexpr const char* kLoadStages[] = {"reading", "aligning the serial log", "replaying", "building the timeline",
+                                              "indexing APIC states", "ready"};
+inline constexpr int kLoadDone = 5;
+struct LoadProgress {
+    std::atomic<int> stage{0};
+    std::atomic<float> fraction{0};  // of the current stage, when known
+};
+
+// SQLite's file header, to tell a database from a trace by content, not by name.
+bool is_database(const std::string& path);
+
+// Throws InputError / StorageError with the file (and position) named.
+std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& progress);
+
+}  // namespace irqflow::gui

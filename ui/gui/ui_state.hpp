@@ -1,0 +1,54 @@
+// The window's state between frames: where the view is, the filter, the inspector's
+// pick and what the panels cache. The panels read and change it; main.cpp owns it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "navigation.hpp"
+#include "panels_model.hpp"
+#include "session.hpp"
+
+namespace irqflow::gui {
+
+struct UiState {
+    explicit UiState(const Session& s)
+        : nav(s.tl.t0, s.tl.t1), filter(Filter::all(s.tl)), lanes(s.tl) {}
+    Navigator nav;
+    Filter filter;
+    std::optional<VectorLayers> only;  // built for filter.vector
+    LaneLookup lanes;
+    // go to time / record
+    char goto_text[64] = "";
+    std::string goto_error;
+    char vector_text[16] = "";
+    // inspector: the vCPU lane and time it shows; a clicked ISR bit stays explained
+    std::int64_t shown_ts = -1;
+    int shown_lane = -1;
+    bool pinned = false;  // a click on a lane fixes the inspector there (Esc lets it follow the mouse again)
+    std::vector<replay::VcpuState> states;
+    int pinned_vector = -1;
+    // event table and histograms, recomputed when the view or the filter changes
+    EventRows rows;
+    ViewRange rows_view{-1, -1};
+    Filter rows_filter;
+    std::optional<std::pair<LatencyHistogram, LatencyHistogram>> latency;  // accept→inject, inject→EOI
+    bool dragging = false;  // the left button is held and has moved (a pan), or a box is being drawn
+    bool clicked = false;
+    std::string open_tab;  // select this panel tab ("findings", "statistics", "latency", "events") next frame   // this frame: the left button went up without moving
+
+    // Applies a new vector filter (-1: all) and rebuilds what depends on it.
+    void set_vector(const Timeline& tl, int vector) {
+        filter.vector = vector;
+        only.reset();
+        if (vector >= 0) only = only_vector(tl, vector);
+        latency.reset();
+    }
+    void set_lane_shown(int lane, bool shown) {
+        filter.lane_shown[static_cast<std::size_t>(lane)] = shown;
+        latency.reset();
+    }
+};
+
+}  // namespace irqflow::gui
