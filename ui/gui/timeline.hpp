@@ -88,6 +88,7 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
 std::uint32_t vector_color(int vector);
 std::uint32_t state_color(VcpuState s);
 inline constexpr std::uint32_t kFindingColor = 0xff0000ff;  // red
+inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xff00d7ff, kPvEoiColor = 0xffffc864;
 inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
 
 // Where things go in a view `width` x `height` showing [t0, t1].
