@@ -88,6 +88,9 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
 std::uint32_t vector_color(int vector);
 std::uint32_t state_color(VcpuState s);
 inline constexpr std::uint32_t kFindingColor = 0xff0000ff;  // red
+// exits per pixel column when zoomed out: 1, 2-7, 8-63, 64 and more
+inline constexpr std::uint32_t kExitDensity[4] = {0xff505050, 0xff808080, 0xffb0b0b0, 0xffffffff};
+inline constexpr std::uint32_t kPvIpiColor = 0xc0ffff00, kIcrIpiColor = 0xc0ff00ff;  // translucent lines
 inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xff00d7ff, kPvEoiColor = 0xffffc864;
 inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
 
@@ -95,7 +98,7 @@ inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
 struct Layout {
     float width, height;
     std::int64_t t0, t1;
-    static constexpr float kGutter = 90, kTop = 24, kLaneHeight = 64, kBandHeight = 10, kTickHeight = 8, kIsrRow = 12;
+    static constexpr float kGutter = 90, kTop = 24, kLaneHeight = 72, kBandHeight = 10, kTickHeight = 8, kIsrRow = 12;
     float x(std::int64_t ts) const { return kGutter + (width - kGutter) * static_cast<float>(ts - t0) / static_cast<float>(t1 - t0); }
     float lane_top(int lane) const { return kTop + static_cast<float>(lane) * kLaneHeight; }
     float band_y(int lane) const { return lane_top(lane) + 2; }

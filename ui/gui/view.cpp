@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <deque>
 
 namespace irqflow::gui {
 namespace {
@@ -105,15 +106,26 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             const auto s = static_cast<VcpuState>(std::max_element(cover.begin(), cover.end()) - cover.begin());
             band_runs.put(ox + Layout::kGutter + static_cast<float>(c), state_color(s));
         }
-        // exits: a tick in every column that has one (the first exit in it gives the colour)
+        // exits: a tick in every column that has one, coloured by the reason of its first
+        // exit; when there are more than two per column on average, the reasons would be
+        // noise, so the strip shows how many there are instead (four shades of grey)
         ColumnRuns tick_runs(dl, oy + L.tick_y(l), oy + L.tick_y(l) + Layout::kTickHeight);
-        std::size_t e = 0;
+        const std::size_t exits_from = first_at_or_after(lane.exits, L.t0);
+        const bool exit_density = first_at_or_after(lane.exits, L.t1 + 1) - exits_from > 2 * static_cast<std::size_t>(columns);
+        std::size_t e = exits_from;
         for (int c = 0; c < columns; ++c) {
-            const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
-            e = gallop(lane.exits, e, [ta](const ExitTick& x) { return x.ts < ta; });
-            const std::size_t i = e;
-            if (i >= lane.exits.size() || lane.exits[i].ts >= tb) continue;
-            tick_runs.put(ox + Layout::kGutter + static_cast<float>(c), lane.exits[i].color);
+            const auto tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
+            const std::size_t next = gallop(lane.exits, e, [tb](const ExitTick& x) { return x.ts < tb; });
+            const std::size_t n = next - e;  // exits in this column
+            if (n > 0) {
+                const std::uint32_t colour = !exit_density ? lane.exits[e].color
+                                             : n == 1    ? kExitDensity[0]
+                                             : n < 8     ? kExitDensity[1]
+                                             : n < 64    ? kExitDensity[2]
+                                                         : kExitDensity[3];
+                tick_runs.put(ox + Layout::kGutter + static_cast<float>(c), colour);
+            }
+            e = next;
         }
         // ISR: stacked bars by nesting depth, coloured by vector, labelled when wide; a
         // bar narrower than a pixel is drawn once per column
@@ -124,6 +136,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             auto it = std::lower_bound(bars.begin(), bars.end(), L.t0, [](const IsrBar& b, std::int64_t t) { return b.start < t; });
             if (it != bars.begin()) --it;
             float last_x = -1;
+            ColumnRuns narrow(dl, y, y + Layout::kIsrRow - 2);  // sub-pixel bars, merged when neighbours share a vector
             for (; it != bars.end() && it->start <= L.t1; ++it) {
                 if (it->end < L.t0) continue;
                 const float x0 = std::max(ox + Layout::kGutter, ox + L.x(it->start));
@@ -139,6 +152,10 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                     continue;
                 }
                 last_x = std::floor(x0);
+                if (x1 - x0 <= 1) {
+                    narrow.put(last_x, vector_color(it->vector));
+                    continue;
+                }
                 dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + Layout::kIsrRow - 2), vector_color(it->vector));
                 if (x1 - x0 > 34) {
                     std::snprintf(label, sizeof label, "0x%02x", it->vector);
@@ -147,10 +164,12 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             }
         }
         // injections (down triangles) and EOIs: real EOI a bar, PV EOI a hollow diamond.
-        // Zoomed out (more than 4 µs a pixel), two density strips instead: injections
-        // (white) above EOIs (yellow real, blue PV), from the first few markers of each column.
+        // When they would crowd (more than one per 4 pixels), two density strips instead:
+        // injections (white) above EOIs (yellow real, blue PV), from the first few
+        // markers of each column.
         const float my = oy + L.isr_y(l, 4);
-        if (ns_per_px > 4000) {
+        const std::size_t in_view = first_at_or_after(markers, L.t1 + 1) - first_at_or_after(markers, L.t0);
+        if (in_view * 4 > static_cast<std::size_t>(columns)) {
             ColumnRuns inj(dl, my, my + 2), eoi(dl, my + 3, my + 5);
             std::size_t m = 0;
             for (int c = 0; c < columns; ++c) {
@@ -177,26 +196,39 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             }
         }
     }
-    // IPIs: arrows from the sender lane to each receiver (PV IPI cyan, ICR/Hyper-V magenta)
-    // (one per column and lane pair when zoomed out)
+    // IPIs: lines from the sender lane to each receiver (PV IPI cyan, ICR/Hyper-V
+    // magenta), one per column and lane pair. When there are more IPIs than half the
+    // columns, lines would paint the lanes over: each sender lane gets a 2-pixel strip at
+    // its top instead, in the colour of the column's first sends.
     const auto& arrows = only ? only->arrows : tl.arrows;
+    const bool ipi_density = first_at_or_after(arrows, L.t1 + 1) - first_at_or_after(arrows, L.t0) > static_cast<std::size_t>(columns) / 2;
+    std::deque<ColumnRuns> sends;  // per row, dense mode only
+    if (ipi_density)
+        for (int r = 0; r < rows; ++r) sends.emplace_back(dl, oy + L.lane_top(r), oy + L.lane_top(r) + 2);
     std::size_t a0 = 0;
     for (int c = 0; c < columns; ++c) {
         const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
-        std::uint32_t drawn = 0;  // bit per (from, to) pair among the first 32
+        std::uint32_t drawn = 0;  // bit per (from, to) pair among the first 32, or per sender row
         a0 = gallop(arrows, a0, [ta](const Arrow& x) { return x.ts < ta; });
-        for (std::size_t i = a0; i < arrows.size() && arrows[i].ts < tb; ++i) {
+        for (std::size_t i = a0; i < arrows.size() && arrows[i].ts < tb && i < a0 + 32; ++i) {
             const auto& a = arrows[i];
             const int from = row_of(a.from_lane), to = row_of(a.to_lane);
             if (from < 0 || to < 0) continue;
+            const std::uint32_t colour = a.pv ? kPvIpiColor : kIcrIpiColor;
+            if (ipi_density) {
+                if (drawn & (1u << (from & 31))) continue;
+                drawn |= 1u << (from & 31);
+                sends[static_cast<std::size_t>(from)].put(ox + Layout::kGutter + static_cast<float>(c), colour | 0xff000000u);
+                continue;
+            }
             const std::uint32_t bit = 1u << ((a.from_lane * 8 + a.to_lane) & 31);
             if (drawn & bit) continue;
             drawn |= bit;
-            if (ns_per_px > 2000 && std::popcount(drawn) >= 6) break;  // zoomed out: enough for this column
             const float x = ox + L.x(a.ts);
-            dl->AddLine(ImVec2(x, oy + L.band_y(from) + 5), ImVec2(x + 2, oy + L.band_y(to) + 5), a.pv ? 0xc0ffff00 : 0xc0ff00ff);
+            dl->AddLine(ImVec2(x, oy + L.band_y(from) + 5), ImVec2(x + 2, oy + L.band_y(to) + 5), colour);
         }
     }
+    sends.clear();  // the strips go out before the findings are drawn over them
     // findings: red markers through the lane (or all lanes)
     for (const auto& f : tl.findings) {
         if (f.ts < L.t0 || f.ts > L.t1 || (f.lane >= 0 && row_of(f.lane) < 0)) continue;
