@@ -270,3 +270,89 @@ TEST_CASE("the vCPU and vector filters draw only the chosen lanes and that vecto
     CHECK(bad.status == 2);
     CHECK(bad.out.find("no such time or record") != std::string::npos);
 }
+
+#include "navigation.hpp"
+
+TEST_CASE("mouse and keys drive the real window: wheel, box zoom, Home, drag, jump, click to inspect", "[gui][input]") {
+    if (!have_xvfb() || run("command -v xdotool").status != 0) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    // xdotool sends X events to the window as a user would; each step waits for the
+    // frames to pass, and the window prints its view whenever it changes
+    auto log = scratch("input.log");
+    std::filesystem::remove(log);
+    auto script = scratch("input.sh");
+    write_file(script, R"sh(set -u
+gui=$1 trace=$2 log=$3
+ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view "$trace" >> "$log" 2>&1 &
+pid=$!
+wid=$(timeout 120 xdotool search --sync --name "^irqflow - " | head -1)
+step() { sleep 0.5; echo "# $*" >> "$log"; }
+key() { xdotool keydown "$1" sleep 0.15 keyup "$1"; }
+at() { echo "mousemove --window $wid $1 $2 sleep 0.15"; }
+step start
+xdotool $(at 700 100) click 4 sleep 0.15 click 4 sleep 0.15 click 4; step wheel
+xdotool $(at 300 100) mousedown 3 $(at 400 100) $(at 500 100) mouseup 3; step box
+key Home; step home
+xdotool $(at 700 60) mousedown 1 $(at 750 60) $(at 800 60) mouseup 1; step drag
+key i; step injection
+xdotool $(at 600 110) click 1; step click
+key ctrl+q
+timeout 60 tail --pid=$pid -f /dev/null
+wait $pid; echo "# exit $?" >> "$log"
+)sh");
+    auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
+                     sample("pveoi-on.dat") + "' '" + log.string() + "'",
+                 true);
+    const std::string out = read_file(log.string());
+    INFO(r.out << out);
+    // the view after each step, and where the inspector was pinned
+    std::map<std::string, gui::ViewRange> view;
+    gui::ViewRange current{-1, -1};
+    int lane = -1;
+    long long pinned_ts = -1;
+    std::istringstream in(out);
+    std::string line;
+    while (std::getline(in, line)) {
+        long long a = 0, b = 0;
+        int l = 0;
+        if (std::sscanf(line.c_str(), "view %lld %lld", &a, &b) == 2) current = {a, b};
+        else if (std::sscanf(line.c_str(), "inspect %d %lld", &l, &a) == 2) lane = l, pinned_ts = a;
+        else if (line.rfind("# ", 0) == 0) view[line.substr(2)] = current;
+    }
+    REQUIRE(view.count("exit 0"));
+    Trace t = load_trace(sample("pveoi-on.dat"));
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    auto rr = replay::replay(t, o);
+    const gui::Timeline tl = gui::build_timeline(t, rr, nullptr);
+    const double px = 1400 - gui::Layout::kGutter;
+    auto frac = [&](double x) { return (x - gui::Layout::kGutter) / px; };
+    auto apart = [](std::int64_t a, std::int64_t b) { return static_cast<double>(std::llabs(a - b)); };
+    const auto& start = view["start"];
+    CHECK(start.t0 == tl.t0);
+    CHECK(start.t1 == tl.t1);
+    // three wheel notches: 0.8^3 of the span, the time under the cursor stays put
+    const auto& wheel = view["wheel"];
+    CHECK(wheel.span() == Approx(start.span() * 0.512).epsilon(0.001));
+    CHECK(apart(wheel.at(frac(700)), start.at(frac(700))) < start.span() / px);
+    // a right-drag box from x 300 to 500 becomes the view
+    const auto& box = view["box"];
+    CHECK(apart(box.t0, wheel.at(frac(300))) <= wheel.span() / px);
+    CHECK(apart(box.t1, wheel.at(frac(500))) <= wheel.span() / px);
+    CHECK(view["home"].t0 == tl.t0);
+    CHECK(view["home"].t1 == tl.t1);
+    // dragging 100 px to the right moves the view 100 px earlier
+    const auto& drag = view["drag"];
+    CHECK(drag.span() == Approx(start.span()).epsilon(1e-6));
+    CHECK(static_cast<double>(start.t0 - drag.t0) == Approx(start.span() * 100 / px).epsilon(0.03));
+    // I centres the next injection after the centre
+    const auto& inj = view["injection"];
+    const auto expect = gui::find_next(tl, gui::Filter::all(tl), gui::JumpTarget::Injection, drag.t0 + (drag.t1 - drag.t0) / 2, true);
+    REQUIRE(expect);
+    CHECK(inj.t0 + (inj.t1 - inj.t0) / 2 == *expect);
+    // a click on the second lane pins the inspector there, at the time under the mouse
+    CHECK(lane == 1);
+    CHECK(apart(pinned_ts, inj.at(frac(600))) <= inj.span() / px);
+}

@@ -5,7 +5,8 @@
 //
 // Mouse: wheel zooms around the cursor, drag pans, right-drag (or Shift+drag) zooms to
 // a box, a click pins the inspector. Keys: +/- zoom, arrows pan, Home/End whole trace,
-// N/P next/previous finding, I/Shift+I injection, E/Shift+E EOI (of the vector filter).
+// N/P next/previous finding, I/Shift+I injection, E/Shift+E EOI (of the vector filter),
+// Esc unpins the inspector, Ctrl+Q quits.
 // --screenshot renders one frame to PNG and exits (bug reports, docs, tests).
 #include <GL/gl.h>
 #include <GLFW/glfw3.h>
@@ -42,6 +43,7 @@ struct Options {
     SessionSource src;
     std::string screenshot, vcpus, vector, go_to, tab;
     bool panels = false;  // also draw the panels into a screenshot
+    bool print_view = false;  // print the view and the inspector's pin whenever they change (input tests)
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
     int bench_frames = 0;  // render this many frames while zooming and panning, print frame times
     std::optional<std::pair<double, double>> range;
@@ -49,6 +51,25 @@ struct Options {
 };
 
 constexpr float kPanelsHeight = 340, kInspectorWidth = 470;
+
+// Set by any input callback. An idle window waits for input instead of redrawing: with
+// no vsync (Xvfb, some drivers) the loop would otherwise spin a core at 100 %.
+bool g_input = true;
+void note_input(GLFWwindow*, int, int, int, int) { g_input = true; }
+// Where each button went down, taken when GLFW delivers the press: by the next frame
+// the pointer may have moved on (a fast drag), and a box or a pan starts where the press was.
+float g_press_x[3] = {-1, -1, -1};
+void note_button(GLFWwindow* w, int button, int action, int) {
+    g_input = true;
+    if (action == GLFW_PRESS && button >= 0 && button < 3) {
+        double x = 0, y = 0;
+        glfwGetCursorPos(w, &x, &y);
+        g_press_x[button] = static_cast<float>(x);
+    }
+}
+void note_motion(GLFWwindow*, double, double) { g_input = true; }
+void note_size(GLFWwindow*, int, int) { g_input = true; }
+void note_char(GLFWwindow*, unsigned int) { g_input = true; }
 
 float timeline_height(int rows) { return Layout::kTop + Layout::kLaneHeight * static_cast<float>(rows) + 40; }
 
@@ -100,6 +121,7 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
         if (a == "--serial") o.src.serial = next();
         else if (a == "--screenshot") o.screenshot = next();
         else if (a == "--panels") o.panels = true;
+        else if (a == "--print-view") o.print_view = true;
         else if (a == "--tab") o.tab = next(), o.panels = true;
         else if (a == "--bench-frames") o.bench_frames = std::atoi(next().c_str());
         else if (a == "--vcpu") o.vcpus = next();
@@ -210,7 +232,7 @@ int main(int argc, char** argv) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_RESIZABLE, o.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
-    GLFWwindow* win = glfwCreateWindow(o.width, o.height, ("irqflow - " + o.src.path).c_str(), nullptr, nullptr);
+    GLFWwindow* win = glfwCreateWindow(o.width, o.height, ("irqflow (loading) " + o.src.path).c_str(), nullptr, nullptr);
     if (!win) {
         std::fprintf(stderr, "irqflow-gui: cannot create an OpenGL 3.3 window\n");
         glfwTerminate();
@@ -223,16 +245,28 @@ int main(int argc, char** argv) {
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;
     ImGui::StyleColorsDark();
+    // ours first: ImGui's backend chains to callbacks installed before it
+    glfwSetKeyCallback(win, note_input);
+    glfwSetMouseButtonCallback(win, note_button);
+    glfwSetCursorPosCallback(win, note_motion);
+    glfwSetScrollCallback(win, note_motion);
+    glfwSetFramebufferSizeCallback(win, note_size);
+    glfwSetCharCallback(win, note_char);
     ImGui_ImplGlfw_InitForOpenGL(win, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
-    int frames = 0, rc = 0;
+    int frames = 0, rc = 0, quiet_frames = 0;
     std::vector<double> frame_ms, draw_ms;  // whole frame; building our draw lists
     std::uint64_t vertices = 0;
     float press_x = -1, last_x = 0;  // left button: where it went down, where it was last frame
     float box_from = -1;             // right button (or Shift+left): box zoom start
     while (!glfwWindowShouldClose(win)) {
-        glfwPollEvents();
+        // a few frames after the last input let ImGui settle (hover, tab switches); then
+        // wait for input, waking now and then for the loader's progress
+        if (offscreen || quiet_frames < 8) glfwPollEvents();
+        else glfwWaitEventsTimeout(U ? 0.5 : 0.05);
+        quiet_frames = g_input ? 0 : quiet_frames + 1;
+        g_input = false;
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
@@ -253,6 +287,7 @@ int main(int argc, char** argv) {
                 break;
             }
             glfwSetWindowTitle(win, ("irqflow - " + S->title).c_str());
+            quiet_frames = 0;  // the new windows take a few frames to lay out
         }
         if (!U) {
             loading_screen(o.src.path, progress);
@@ -273,8 +308,8 @@ int main(int argc, char** argv) {
         u.clicked = false;
         if (io.MouseWheel != 0 && over_plot) u.nav.zoom(io.MouseWheel > 0 ? 0.8 : 1.25, std::clamp(frac(io.MousePos.x), 0.0, 1.0));
         const bool box_button = ImGui::IsMouseClicked(1) || (ImGui::IsMouseClicked(0) && io.KeyShift);
-        if (box_button && over_plot) box_from = io.MousePos.x;
-        else if (ImGui::IsMouseClicked(0) && over_plot) press_x = last_x = io.MousePos.x;
+        if (box_button && over_plot) box_from = g_press_x[ImGui::IsMouseClicked(1) ? 1 : 0];
+        else if (ImGui::IsMouseClicked(0) && over_plot) press_x = last_x = g_press_x[0];
         if (box_from >= 0) {
             ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(std::min(box_from, io.MousePos.x), Layout::kTop),
                                                           ImVec2(std::max(box_from, io.MousePos.x), plot_h), 0x40ffffff);
@@ -301,12 +336,26 @@ int main(int argc, char** argv) {
             if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) u.nav.pan(0.1);
             if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) u.nav.whole();
             if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) u.pinned = false;
+            if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) glfwSetWindowShouldClose(win, GLFW_TRUE);
             jump_keys(*S, u);
         }
         const auto draw_start = std::chrono::steady_clock::now();
         ImDrawList* timeline_dl = ImGui::GetBackgroundDrawList();
         // the timeline is axis-aligned pixel columns: anti-aliased fringes would only add vertices
         timeline_dl->Flags &= ~(ImDrawListFlags_AntiAliasedFill | ImDrawListFlags_AntiAliasedLines);
+        if (o.print_view) {  // what input did, for tests that drive the window with xdotool
+            static ViewRange printed{-1, -1};
+            static std::pair<int, std::int64_t> pin{-1, -1};
+            if (u.nav.view().t0 != printed.t0 || u.nav.view().t1 != printed.t1) {
+                printed = u.nav.view();
+                std::printf("view %lld %lld\n", static_cast<long long>(printed.t0), static_cast<long long>(printed.t1));
+            }
+            if (u.pinned && std::pair{u.shown_lane, u.shown_ts} != pin) {
+                pin = {u.shown_lane, u.shown_ts};
+                std::printf("inspect %d %lld\n", pin.first, static_cast<long long>(pin.second));
+            }
+            std::fflush(stdout);
+        }
         draw_timeline(timeline_dl, tl, u.filter, u.only ? &*u.only : nullptr, layout, 0, 0);
         if (with_panels) {
             const float below = plot_h, h = static_cast<float>(fh) - below;
