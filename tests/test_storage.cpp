@@ -293,3 +293,19 @@ TEST_CASE("a stored session reads back as the trace it came from and replays the
     }
     CHECK_THROWS_WITH(d.load_session("no-such-session"), Catch::Contains("no session \"no-such-session\""));
 }
+
+TEST_CASE("a corrupt database is refused with its file name, by the CLI and the GUI alike", "[storage][bad-input]") {
+    auto path = fresh_db("corrupt.db");
+    std::string bytes("SQLite format 3\0", 16);
+    for (int i = 0; i < 8192; ++i) bytes += static_cast<char>((i * 2654435761u) >> 13);
+    write_file(path, bytes);
+    auto r = run(cli() + " sessions --db '" + path.string() + "'", true);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(path.string()) != std::string::npos);
+    CHECK_THROWS_WITH(Database(path.string(), Database::Mode::ReadOnly), Catch::Contains(path.string()));
+    if (run("command -v xvfb-run").status == 0) {
+        r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" + path.string() + "'", true);
+        CHECK(r.status == 2);
+        CHECK(r.out.find(path.string()) != std::string::npos);
+    }
+}

@@ -11,8 +11,11 @@
 
 namespace irqflow::storage {
 
+// Errors name the database file (SQLite knows it), what was being done and why it failed.
 [[noreturn]] inline void fail(sqlite3* db, const std::string& what) {
-    throw StorageError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+    const char* file = db ? sqlite3_db_filename(db, "main") : nullptr;
+    throw StorageError((file && *file ? std::string(file) + ": " : std::string()) + what + ": " +
+                       (db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
 class Stmt {
