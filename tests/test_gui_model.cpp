@@ -198,3 +198,52 @@ TEST_CASE("latency histograms hold every lifecycle of the filter in power-of-two
     none.vector = 0x11;  // never used
     CHECK(latency_histogram(L.r, lanes, none, LatencyStage::AcceptToInject).samples == 0);
 }
+
+#include "inspector_model.hpp"
+
+TEST_CASE("every bit in service at a time is explained by its accept, injection and EOI records", "[gui][inspector]") {
+    const auto& L = pveoi_on();
+    const StateIndex index(L.t);
+    std::size_t explained = 0, bits = 0;
+    for (std::size_t k = 1; k <= 60; ++k) {
+        const std::int64_t ts = L.t.events[k * L.t.events.size() / 61].ts.value();
+        for (const auto& st : index.at(ts)) {
+            if (!st.synced) continue;
+            for (int v = 0; v < 256; ++v) {
+                if (!st.isr.test(v)) continue;
+                ++bits;
+                const auto* ir = interrupt_in_service(L.r, st.vm, st.vcpu, v, ts);
+                INFO("vcpu " << st.vcpu.value() << " vector " << v << " at " << ts);
+                REQUIRE(ir);
+                CHECK(ir->inject_ts <= ts);
+                CHECK((ir->eoi_ts == 0 || ir->eoi_ts >= ts));
+                // the records it names are that vCPU's injection (and EOI) of that vector
+                auto event_of = [&](std::uint64_t record) -> const Event* {
+                    for (const auto& e : L.t.events)
+                        if (e.record == record && e.kind != EventKind::Lost) return &e;
+                    return nullptr;
+                };
+                const Event* inj = event_of(ir->inject_record);
+                REQUIRE(inj);
+                CHECK(inj->kind == EventKind::InjVirq);
+                CHECK(event_vector(*inj) == v);
+                CHECK(inj->vcpu == st.vcpu);
+                if (ir->eoi_ts) {
+                    const Event* eoi = event_of(ir->eoi_record);
+                    REQUIRE(eoi);
+                    CHECK((eoi->kind == EventKind::Eoi || eoi->kind == EventKind::PvEoi));
+                    CHECK(event_vector(*eoi) == v);
+                }
+                if (ir->accept_ts) {
+                    const Event* acc = event_of(ir->accept_record);
+                    REQUIRE(acc);
+                    CHECK(acc->kind == EventKind::ApicAcceptIrq);
+                    CHECK(event_vector(*acc) == v);
+                }
+                ++explained;
+            }
+        }
+    }
+    CHECK(bits >= 5);
+    CHECK(explained == bits);
+}

@@ -246,14 +246,6 @@ int vector_grid(const char* title, const replay::VectorSet& set, bool by_vector_
     return hovered;
 }
 
-// The interrupt of `vector` in service on the state's vCPU at ts, if the replay saw it.
-const replay::InterruptRecord* in_service(const Session& s, const replay::VcpuState& st, int vector, std::int64_t ts) {
-    const replay::InterruptRecord* found = nullptr;
-    for (const auto& ir : s.replay.interrupts)
-        if (ir.vm == st.vm && ir.vcpu == st.vcpu && ir.vector == vector && ir.inject_ts <= ts && (!ir.eoi_ts || ir.eoi_ts >= ts)) found = &ir;
-    return found;
-}
-
 }  // namespace
 
 void jump_keys(const Session& s, UiState& u) {
@@ -345,7 +337,7 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
     if (hovered >= 0) ImGui::SetTooltip("vector 0x%02x", hovered);
     // the pinned ISR bit: who set it and who cleared it, with a jump to each
     if (u.pinned_vector >= 0) {
-        const auto* ir = in_service(s, st, u.pinned_vector, u.shown_ts);
+        const auto* ir = interrupt_in_service(s.replay, st.vm, st.vcpu, u.pinned_vector, u.shown_ts);
         ImGui::Separator();
         if (!ir) {
             ImGui::Text("vector 0x%02x is not in service here", u.pinned_vector);

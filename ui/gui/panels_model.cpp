@@ -38,6 +38,15 @@ LatencyHistogram latency_histogram(const replay::ReplayResult& r, const LaneLook
     return h;
 }
 
+const replay::InterruptRecord* interrupt_in_service(const replay::ReplayResult& r, VmId vm, VcpuId vcpu, int vector, std::int64_t ts) {
+    const replay::InterruptRecord* found = nullptr;  // the latest injection at or before ts not yet EOI'd
+    for (const auto& ir : r.interrupts)
+        if (ir.vm == vm && ir.vcpu == vcpu && ir.vector == vector && ir.inject_ts <= ts && (!ir.eoi_ts || ir.eoi_ts >= ts) &&
+            (!found || ir.inject_ts >= found->inject_ts))
+            found = &ir;
+    return found;
+}
+
 std::optional<int> event_vector(const Event& e) {
     std::optional<std::int64_t> v;
     switch (e.kind) {

@@ -34,6 +34,10 @@ struct LatencyHistogram {
 enum class LatencyStage { AcceptToInject, InjectToEoi };
 LatencyHistogram latency_histogram(const replay::ReplayResult& r, const LaneLookup& lanes, const Filter& f, LatencyStage stage);
 
+// The interrupt that holds `vector` in service on a vCPU at `ts` (its accept, injection
+// and EOI records: what the inspector shows for a clicked ISR bit); null if none.
+const replay::InterruptRecord* interrupt_in_service(const replay::ReplayResult& r, VmId vm, VcpuId vcpu, int vector, std::int64_t ts);
+
 // The vector an event is about (accepts, injections, EOIs, ICR IPIs), if any.
 std::optional<int> event_vector(const Event& e);
 
