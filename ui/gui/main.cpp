@@ -56,18 +56,28 @@ constexpr float kPanelsHeight = 340, kInspectorWidth = 470;
 // no vsync (Xvfb, some drivers) the loop would otherwise spin a core at 100 %.
 bool g_input = true;
 void note_input(GLFWwindow*, int, int, int, int) { g_input = true; }
-// Where each button went down, taken when GLFW delivers the press: by the next frame
-// the pointer may have moved on (a fast drag), and a box or a pan starts where the press was.
-float g_press_x[3] = {-1, -1, -1};
-void note_button(GLFWwindow* w, int button, int action, int) {
+// Where each button went down and came up, taken when GLFW delivers the event: a
+// frame may see a press, moves and the release at once (a fast flick, a busy machine),
+// and a box or a pan must run from where the press was to where the release was.
+// (The pointer as the events had it, not glfwGetCursorPos: that asks the X server
+// where the pointer is now.)
+float g_pointer_x = -1;
+float g_press_x[3] = {-1, -1, -1}, g_release_x[3] = {-1, -1, -1};
+void note_button(GLFWwindow*, int button, int action, int) {
     g_input = true;
-    if (action == GLFW_PRESS && button >= 0 && button < 3) {
-        double x = 0, y = 0;
-        glfwGetCursorPos(w, &x, &y);
-        g_press_x[button] = static_cast<float>(x);
+    if (button < 0 || button >= 3) return;
+    if (action == GLFW_PRESS) {
+        g_press_x[button] = g_pointer_x;
+        g_release_x[button] = -1;
+    } else {
+        g_release_x[button] = g_pointer_x;
     }
 }
-void note_motion(GLFWwindow*, double, double) { g_input = true; }
+void note_motion(GLFWwindow*, double x, double) {
+    g_input = true;
+    g_pointer_x = static_cast<float>(x);
+}
+void note_scroll(GLFWwindow*, double, double) { g_input = true; }
 void note_size(GLFWwindow*, int, int) { g_input = true; }
 void note_char(GLFWwindow*, unsigned int) { g_input = true; }
 
@@ -249,7 +259,7 @@ int main(int argc, char** argv) {
     glfwSetKeyCallback(win, note_input);
     glfwSetMouseButtonCallback(win, note_button);
     glfwSetCursorPosCallback(win, note_motion);
-    glfwSetScrollCallback(win, note_motion);
+    glfwSetScrollCallback(win, note_scroll);
     glfwSetFramebufferSizeCallback(win, note_size);
     glfwSetCharCallback(win, note_char);
     ImGui_ImplGlfw_InitForOpenGL(win, true);
@@ -260,6 +270,7 @@ int main(int argc, char** argv) {
     std::uint64_t vertices = 0;
     float press_x = -1, last_x = 0;  // left button: where it went down, where it was last frame
     float box_from = -1;             // right button (or Shift+left): box zoom start
+    int box_with = 1;                // which button draws the box
     while (!glfwWindowShouldClose(win)) {
         // a few frames after the last input let ImGui settle (hover, tab switches); then
         // wait for input, waking now and then for the loader's progress
@@ -308,13 +319,16 @@ int main(int argc, char** argv) {
         u.clicked = false;
         if (io.MouseWheel != 0 && over_plot) u.nav.zoom(io.MouseWheel > 0 ? 0.8 : 1.25, std::clamp(frac(io.MousePos.x), 0.0, 1.0));
         const bool box_button = ImGui::IsMouseClicked(1) || (ImGui::IsMouseClicked(0) && io.KeyShift);
-        if (box_button && over_plot) box_from = g_press_x[ImGui::IsMouseClicked(1) ? 1 : 0];
-        else if (ImGui::IsMouseClicked(0) && over_plot) press_x = last_x = g_press_x[0];
+        if (box_button && over_plot) {
+            box_with = ImGui::IsMouseClicked(1) ? 1 : 0;
+            box_from = g_press_x[box_with] >= 0 ? g_press_x[box_with] : io.MousePos.x;  // no motion seen yet
+        }
+        else if (ImGui::IsMouseClicked(0) && over_plot) press_x = last_x = g_press_x[0] >= 0 ? g_press_x[0] : io.MousePos.x;
         if (box_from >= 0) {
             ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(std::min(box_from, io.MousePos.x), Layout::kTop),
                                                           ImVec2(std::max(box_from, io.MousePos.x), plot_h), 0x40ffffff);
             if (!ImGui::IsMouseDown(1) && !ImGui::IsMouseDown(0)) {
-                u.nav.box(frac(box_from), frac(io.MousePos.x));
+                u.nav.box(frac(box_from), frac(g_release_x[box_with] >= 0 ? g_release_x[box_with] : io.MousePos.x));
                 box_from = -1;
             }
         } else if (press_x >= 0) {
@@ -322,7 +336,10 @@ int main(int argc, char** argv) {
                 u.dragging = u.dragging || std::abs(io.MousePos.x - press_x) > 3;
                 if (u.dragging) u.nav.pan(-static_cast<double>(io.MousePos.x - last_x) / plot_w);
                 last_x = io.MousePos.x;
-            } else {
+            } else {  // released: the pan ends where the button came up
+                const float end_x = g_release_x[0] >= 0 ? g_release_x[0] : io.MousePos.x;
+                u.dragging = u.dragging || std::abs(end_x - press_x) > 3;
+                if (u.dragging) u.nav.pan(-static_cast<double>(end_x - last_x) / plot_w);
                 u.clicked = !u.dragging;
                 u.dragging = false;
                 press_x = -1;
