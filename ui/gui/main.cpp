@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "input.hpp"
 #include "panels.hpp"
 #include "session.hpp"
 #include "ui_state.hpp"
@@ -51,35 +52,6 @@ struct Options {
 };
 
 constexpr float kPanelsHeight = 340, kInspectorWidth = 470;
-
-// Set by any input callback. An idle window waits for input instead of redrawing: with
-// no vsync (Xvfb, some drivers) the loop would otherwise spin a core at 100 %.
-bool g_input = true;
-void note_input(GLFWwindow*, int, int, int, int) { g_input = true; }
-// Where each button went down and came up, taken when GLFW delivers the event: a
-// frame may see a press, moves and the release at once (a fast flick, a busy machine),
-// and a box or a pan must run from where the press was to where the release was.
-// (The pointer as the events had it, not glfwGetCursorPos: that asks the X server
-// where the pointer is now.)
-float g_pointer_x = -1;
-float g_press_x[3] = {-1, -1, -1}, g_release_x[3] = {-1, -1, -1};
-void note_button(GLFWwindow*, int button, int action, int) {
-    g_input = true;
-    if (button < 0 || button >= 3) return;
-    if (action == GLFW_PRESS) {
-        g_press_x[button] = g_pointer_x;
-        g_release_x[button] = -1;
-    } else {
-        g_release_x[button] = g_pointer_x;
-    }
-}
-void note_motion(GLFWwindow*, double x, double) {
-    g_input = true;
-    g_pointer_x = static_cast<float>(x);
-}
-void note_scroll(GLFWwindow*, double, double) { g_input = true; }
-void note_size(GLFWwindow*, int, int) { g_input = true; }
-void note_char(GLFWwindow*, unsigned int) { g_input = true; }
 
 float timeline_height(int rows) { return Layout::kTop + Layout::kLaneHeight * static_cast<float>(rows) + 40; }
 
@@ -255,29 +227,20 @@ int main(int argc, char** argv) {
     ImGui::CreateContext();
     ImGui::GetIO().IniFilename = nullptr;
     ImGui::StyleColorsDark();
-    // ours first: ImGui's backend chains to callbacks installed before it
-    glfwSetKeyCallback(win, note_input);
-    glfwSetMouseButtonCallback(win, note_button);
-    glfwSetCursorPosCallback(win, note_motion);
-    glfwSetScrollCallback(win, note_scroll);
-    glfwSetFramebufferSizeCallback(win, note_size);
-    glfwSetCharCallback(win, note_char);
+    WindowInput::install(win);  // before ImGui's backend, which chains to it
     ImGui_ImplGlfw_InitForOpenGL(win, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
     int frames = 0, rc = 0, quiet_frames = 0;
     std::vector<double> frame_ms, draw_ms;  // whole frame; building our draw lists
     std::uint64_t vertices = 0;
-    float press_x = -1, last_x = 0;  // left button: where it went down, where it was last frame
-    float box_from = -1;             // right button (or Shift+left): box zoom start
-    int box_with = 1;                // which button draws the box
+    WindowInput input;
     while (!glfwWindowShouldClose(win)) {
         // a few frames after the last input let ImGui settle (hover, tab switches); then
         // wait for input, waking now and then for the loader's progress
         if (offscreen || quiet_frames < 8) glfwPollEvents();
         else glfwWaitEventsTimeout(U ? 0.5 : 0.05);
-        quiet_frames = g_input ? 0 : quiet_frames + 1;
-        g_input = false;
+        quiet_frames = WindowInput::take_activity() ? 0 : quiet_frames + 1;
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
@@ -311,51 +274,7 @@ int main(int argc, char** argv) {
         const float plot_h = with_panels ? std::max(timeline_height(u.filter.row_count()), static_cast<float>(fh) - kPanelsHeight)
                                          : static_cast<float>(fh);
         const Layout layout{static_cast<float>(fw), plot_h, u.nav.view().t0, u.nav.view().t1};
-        // navigation: wheel zoom around the cursor, drag pan, box zoom, keys
-        ImGuiIO& io = ImGui::GetIO();
-        const float plot_w = layout.width - Layout::kGutter;
-        auto frac = [&](float x) { return static_cast<double>((x - Layout::kGutter) / plot_w); };
-        const bool over_plot = !io.WantCaptureMouse && io.MousePos.y < plot_h;
-        u.clicked = false;
-        if (io.MouseWheel != 0 && over_plot) u.nav.zoom(io.MouseWheel > 0 ? 0.8 : 1.25, std::clamp(frac(io.MousePos.x), 0.0, 1.0));
-        const bool box_button = ImGui::IsMouseClicked(1) || (ImGui::IsMouseClicked(0) && io.KeyShift);
-        if (box_button && over_plot) {
-            box_with = ImGui::IsMouseClicked(1) ? 1 : 0;
-            box_from = g_press_x[box_with] >= 0 ? g_press_x[box_with] : io.MousePos.x;  // no motion seen yet
-        }
-        else if (ImGui::IsMouseClicked(0) && over_plot) press_x = last_x = g_press_x[0] >= 0 ? g_press_x[0] : io.MousePos.x;
-        if (box_from >= 0) {
-            ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(std::min(box_from, io.MousePos.x), Layout::kTop),
-                                                          ImVec2(std::max(box_from, io.MousePos.x), plot_h), 0x40ffffff);
-            if (!ImGui::IsMouseDown(1) && !ImGui::IsMouseDown(0)) {
-                u.nav.box(frac(box_from), frac(g_release_x[box_with] >= 0 ? g_release_x[box_with] : io.MousePos.x));
-                box_from = -1;
-            }
-        } else if (press_x >= 0) {
-            if (ImGui::IsMouseDown(0)) {
-                u.dragging = u.dragging || std::abs(io.MousePos.x - press_x) > 3;
-                if (u.dragging) u.nav.pan(-static_cast<double>(io.MousePos.x - last_x) / plot_w);
-                last_x = io.MousePos.x;
-            } else {  // released: the pan ends where the button came up
-                const float end_x = g_release_x[0] >= 0 ? g_release_x[0] : io.MousePos.x;
-                u.dragging = u.dragging || std::abs(end_x - press_x) > 3;
-                if (u.dragging) u.nav.pan(-static_cast<double>(end_x - last_x) / plot_w);
-                u.clicked = !u.dragging;
-                u.dragging = false;
-                press_x = -1;
-            }
-        }
-        if (!io.WantTextInput) {
-            // ImGui 1.86 indexes keys by the backend's (GLFW) key codes
-            if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) u.nav.zoom(0.5, 0.5);
-            if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) u.nav.zoom(2.0, 0.5);
-            if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) u.nav.pan(-0.1);
-            if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) u.nav.pan(0.1);
-            if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) u.nav.whole();
-            if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) u.pinned = false;
-            if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) glfwSetWindowShouldClose(win, GLFW_TRUE);
-            jump_keys(*S, u);
-        }
+        input.frame(win, *S, u, layout);
         const auto draw_start = std::chrono::steady_clock::now();
         ImDrawList* timeline_dl = ImGui::GetBackgroundDrawList();
         // the timeline is axis-aligned pixel columns: anti-aliased fringes would only add vertices

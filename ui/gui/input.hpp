@@ -1,0 +1,27 @@
+// The window's mouse and keys turned into view changes: wheel zoom around the cursor,
+// drag pan, right-drag (or Shift+drag) box zoom, click to pin the inspector, keys.
+#pragma once
+#include "session.hpp"
+#include "ui_state.hpp"
+
+struct GLFWwindow;
+
+namespace irqflow::gui {
+
+class WindowInput {
+public:
+    // Installs GLFW callbacks that note activity and where buttons went down and up.
+    // Call before ImGui's GLFW backend, which chains to callbacks installed before it.
+    static void install(GLFWwindow* win);
+    // Whether any input arrived since the last call (an idle window waits for input).
+    static bool take_activity();
+    // Applies this frame's input to the view; the timeline occupies `layout`.
+    void frame(GLFWwindow* win, const Session& s, UiState& u, const Layout& layout);
+
+private:
+    float press_x_ = -1, last_x_ = 0;  // left button: where it went down, where it was last frame
+    float box_from_ = -1;              // box zoom start
+    int box_with_ = 1;                 // the button drawing the box
+};
+
+}  // namespace irqflow::gui
