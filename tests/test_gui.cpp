@@ -356,3 +356,42 @@ wait $pid; echo "# exit $?" >> "$log"
     CHECK(lane == 1);
     CHECK(apart(pinned_ts, inj.at(frac(600))) <= inj.span() / px);
 }
+
+TEST_CASE("a database with several sessions opens on a picker and the clicked session loads", "[gui][input][storage]") {
+    if (!have_xvfb() || run("command -v xdotool").status != 0) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    auto db = scratch("picker.db");
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + ext);
+    for (const char* s : {"pveoi-on.dat", "pveoi-off.dat"}) REQUIRE(run(cli() + " import '" + sample(s) + "' --db '" + db.string() + "'").status == 0);
+    auto log = scratch("picker.log");
+    std::filesystem::remove(log);
+    auto script = scratch("picker.sh");
+    // the window prints each row's rectangle; xdotool clicks the second one
+    write_file(script, R"sh(gui=$1 db=$2 log=$3
+ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view "$db" >> "$log" 2>&1 &
+pid=$!
+timeout 120 xdotool search --sync --name "^irqflow \(loading\)" >/dev/null
+for i in $(seq 300); do grep -q "^pick 2" "$log" && break; sleep 0.1; done
+wid=$(xdotool search --name "^irqflow" | head -1)
+read -r _ _ x0 y0 x1 y1 < <(grep "^pick 2" "$log")
+xdotool mousemove --window "$wid" $(( (x0 + x1) / 2 )) $(( (y0 + y1) / 2 )) sleep 0.3 click 1
+timeout 120 xdotool search --sync --name "^irqflow - " >/dev/null
+sleep 0.5
+xdotool keydown ctrl+q sleep 0.15 keyup ctrl+q
+timeout 60 tail --pid=$pid -f /dev/null
+wait $pid; echo "# exit $?" >> "$log"
+)sh");
+    auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
+                     db.string() + "' '" + log.string() + "'",
+                 true);
+    const std::string out = read_file(log.string());
+    INFO(r.out << out);
+    CHECK(out.find("pick 1 ") != std::string::npos);
+    CHECK(out.find("# exit 0") != std::string::npos);
+    // the view opens on the whole of the second session: pveoi-off's first to last event
+    Trace off = load_trace(sample("pveoi-off.dat"));
+    CHECK(out.find("view " + std::to_string(off.events.front().ts.value()) + " " + std::to_string(off.events.back().ts.value())) !=
+          std::string::npos);
+}

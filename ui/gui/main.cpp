@@ -60,6 +60,42 @@ int usage(const std::string& why) {
     return 64;
 }
 
+// A database with several sessions and none named: pick one. Returns its id once clicked.
+// With `print`, each row's rectangle goes to stdout (for tests that click one).
+std::optional<std::string> session_picker(const std::string& db, const std::vector<StoredSessionEntry>& all, bool print) {
+    const ImGuiIO& io = ImGui::GetIO();
+    ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x / 2, io.DisplaySize.y / 2), ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+    ImGui::SetNextWindowSize(ImVec2(std::min(900.0f, io.DisplaySize.x - 20), 0), ImGuiCond_Always);
+    ImGui::Begin("Sessions", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+    ImGui::Text("%s holds %zu sessions: open one", db.c_str(), all.size());
+    std::optional<std::string> picked;
+    if (ImGui::BeginTable("sessions", 5, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+        for (const char* c : {"id", "name", "events", "findings"}) ImGui::TableSetupColumn(c);
+        ImGui::TableSetupColumn("source", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableHeadersRow();
+        for (const auto& e : all) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            if (ImGui::Selectable(e.id.c_str(), false, ImGuiSelectableFlags_SpanAllColumns)) picked = e.id;
+            if (print)
+                std::printf("pick %s %.0f %.0f %.0f %.0f\n", e.id.c_str(), ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y,
+                            ImGui::GetItemRectMax().x, ImGui::GetItemRectMax().y);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(e.name.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%lld", static_cast<long long>(e.events));
+            ImGui::TableNextColumn();
+            ImGui::Text("%lld", static_cast<long long>(e.findings));
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(e.source.c_str());
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+    if (print) std::fflush(stdout);
+    return picked;
+}
+
 // Shown while the session loads: the stage and a progress bar.
 void loading_screen(const std::string& what, const LoadProgress& p) {
     const ImGuiIO& io = ImGui::GetIO();
@@ -180,6 +216,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<Session> S;
     std::string load_error;
     std::thread loader;
+    std::vector<StoredSessionEntry> picking;  // sessions to choose from before loading
     auto load = [&] {
         try {
             S = load_session(o.src, progress);
@@ -195,7 +232,16 @@ int main(int argc, char** argv) {
             return 2;
         }
     } else {
-        loader = std::thread(load);
+        // a database with several sessions and none named: the window asks which
+        std::vector<StoredSessionEntry> choices;
+        if (o.src.db_session.empty() && o.src.serial.empty() && is_database(o.src.path)) {
+            try {
+                choices = list_sessions(o.src.path);
+            } catch (const std::exception&) {  // the loader reports it, with the file named
+            }
+        }
+        if (choices.size() > 1) picking = std::move(choices);
+        else loader = std::thread(load);
     }
     std::unique_ptr<UiState> U;
     if (S) {
@@ -262,6 +308,16 @@ int main(int argc, char** argv) {
             }
             glfwSetWindowTitle(win, ("irqflow - " + S->title).c_str());
             quiet_frames = 0;  // the new windows take a few frames to lay out
+        }
+        if (!picking.empty()) {
+            if (auto id = session_picker(o.src.path, picking, o.print_view && frames++ == 3)) {  // once laid out
+                o.src.db_session = *id;
+                picking.clear();
+                loader = std::thread(load);
+            }
+            render(fw, fh);
+            glfwSwapBuffers(win);
+            continue;
         }
         if (!U) {
             loading_screen(o.src.path, progress);

@@ -84,16 +84,28 @@ void navigation_bar(const Session& s, UiState& u) {
     }
 }
 
+// Each finding: a line that jumps to it, opening to what was expected and observed and
+// the chain of records that built the expectation (each one a jump too).
 void findings_tab(const Session& s, UiState& u) {
     const auto& r = s.replay;
     if (r.findings.empty()) ImGui::TextUnformatted("no divergences or liveness failures");
     for (std::size_t i = 0; i < r.findings.size(); ++i) {
         const auto& f = r.findings[i];
-        char line[200];
-        std::snprintf(line, sizeof line, "%.9f  vm%d/vcpu%d  %s  record %llu##%zu", secs(f.ts.value()), f.vm.value(), f.vcpu.value(),
-                      std::string(replay::rule_info(f.rule).id).c_str(), static_cast<ull>(f.record), i);
-        if (ImGui::Selectable(line)) u.nav.centre_on(f.ts.value());
-        if (ImGui::IsItemHovered()) ImGui::SetTooltip("expected %s\nobserved %s", f.expected.c_str(), f.observed.c_str());
+        const auto& info = replay::rule_info(f.rule);
+        char line[240];
+        std::snprintf(line, sizeof line, "%.9f  vm%d/vcpu%d  %s (%s)  record %llu##%zu", secs(f.ts.value()), f.vm.value(), f.vcpu.value(),
+                      std::string(info.id).c_str(), replay::to_string(info.severity), static_cast<ull>(f.record), i);
+        const bool open = ImGui::TreeNodeEx(line, ImGuiTreeNodeFlags_SpanAvailWidth);
+        if (ImGui::IsItemClicked()) u.nav.centre_on(f.ts.value());
+        if (!open) continue;
+        ImGui::TextWrapped("%s", std::string(info.summary).c_str());
+        ImGui::TextWrapped("expected: %s", f.expected.c_str());
+        ImGui::TextWrapped("observed: %s", f.observed.c_str());
+        for (std::size_t k = 0; k < f.chain.size(); ++k) {
+            std::snprintf(line, sizeof line, "record %llu: %s##%zu.%zu", static_cast<ull>(f.chain[k].first), f.chain[k].second.c_str(), i, k);
+            if (ImGui::Selectable(line)) go(u, record_time(s.trace, f.chain[k].first));
+        }
+        ImGui::TreePop();
     }
 }
 

@@ -18,6 +18,13 @@ bool is_database(const std::string& path) {
     return n == sizeof head && std::memcmp(head, "SQLite format 3", 16) == 0;
 }
 
+std::vector<StoredSessionEntry> list_sessions(const std::string& db_path) {
+    storage::Database db(db_path, storage::Database::Mode::ReadOnly);
+    std::vector<StoredSessionEntry> out;
+    for (const auto& i : db.sessions()) out.push_back({std::to_string(i.id), i.name, i.source, i.events, i.findings});
+    return out;
+}
+
 namespace {
 
 // The session named, or the database's only one.

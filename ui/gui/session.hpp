@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/capture/trace.hpp"
@@ -42,6 +43,14 @@ struct LoadProgress {
 
 // SQLite's file header, to tell a database from a trace by content, not by name.
 bool is_database(const std::string& path);
+
+// The sessions an irqflow database holds (throws StorageError), for a picker when the
+// command line names none and there are several.
+struct StoredSessionEntry {
+    std::string id, name, source;
+    std::int64_t events = 0, findings = 0;
+};
+std::vector<StoredSessionEntry> list_sessions(const std::string& db);
 
 // Throws InputError / StorageError with the file (and position) named.
 std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& progress);
