@@ -395,3 +395,46 @@ wait $pid; echo "# exit $?" >> "$log"
     CHECK(out.find("view " + std::to_string(off.events.front().ts.value()) + " " + std::to_string(off.events.back().ts.value())) !=
           std::string::npos);
 }
+
+TEST_CASE("clicking an ISR bit in the real window names the accept, injection and EOI behind it", "[gui][input][inspector]") {
+    if (!have_xvfb() || run("command -v xdotool").status != 0) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    // vCPU 2 at 20.2865 s is inside a level-triggered virtio interrupt, vector 0x22
+    auto log = scratch("isr.log");
+    std::filesystem::remove(log);
+    auto script = scratch("isr.sh");
+    write_file(script, R"sh(gui=$1 trace=$2 log=$3
+ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view --inspect 20.2865:2 "$trace" >> "$log" 2>&1 &
+pid=$!
+wid=$(timeout 120 xdotool search --sync --name "^irqflow - " | head -1)
+for i in $(seq 300); do grep -q "^isr-grid" "$log" && break; sleep 0.1; done
+read -r _ gx gy < <(grep "^isr-grid" "$log")
+v=34
+xdotool mousemove --window "$wid" $(( gx + (v % 16) * 9 + 4 )) $(( gy + (v / 16) * 9 + 4 )) sleep 0.3 click 1
+sleep 0.5
+xdotool keydown ctrl+q sleep 0.15 keyup ctrl+q
+timeout 60 tail --pid=$pid -f /dev/null
+wait $pid; echo "# exit $?" >> "$log"
+)sh");
+    auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
+                     sample("pveoi-on.dat") + "' '" + log.string() + "'",
+                 true);
+    const std::string out = read_file(log.string());
+    INFO(r.out << out);
+    CHECK(out.find("# exit 0") != std::string::npos);
+    Trace t = load_trace(sample("pveoi-on.dat"));
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    const auto rr = replay::replay(t, o);
+    const replay::InterruptRecord* expect = nullptr;
+    for (const auto& ir : rr.interrupts)
+        if (ir.vcpu.value() == 2 && ir.vector == 0x22 && ir.inject_ts <= 20'286'500'000 && ir.eoi_ts >= 20'286'500'000) expect = &ir;
+    REQUIRE(expect);
+    CHECK(expect->level);
+    char line[160];
+    std::snprintf(line, sizeof line, "isr-pin 34 accept %llu inject %llu eoi %llu", static_cast<unsigned long long>(expect->accept_record),
+                  static_cast<unsigned long long>(expect->inject_record), static_cast<unsigned long long>(expect->eoi_record));
+    CHECK(out.find(line) != std::string::npos);
+}

@@ -198,6 +198,7 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
         u.pinned = true;
     }
     u.open_tab = o.tab;
+    u.print_view = o.print_view;
     return true;
 }
 

@@ -240,10 +240,11 @@ void events_tab(const Session& s, UiState& u) {
 }
 
 // One 16x16 grid of a 256-bit register; returns the vector under the mouse or -1.
-int vector_grid(const char* title, const replay::VectorSet& set, bool by_vector_colour, int pinned) {
+int vector_grid(const char* title, const replay::VectorSet& set, bool by_vector_colour, int pinned, ImVec2* origin = nullptr) {
     ImGui::TextUnformatted(title);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
+    if (origin) *origin = p;
     const float cell = 9;
     int hovered = -1;
     for (int v = 0; v < 256; ++v) {
@@ -340,7 +341,12 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
     ImGui::Columns(3, nullptr, false);
     const int irr = vector_grid("IRR", st.irr, false, -1);
     ImGui::NextColumn();
-    const int isr = vector_grid("ISR (click a bit)", st.isr, true, u.pinned_vector);
+    ImVec2 isr_at;
+    const int isr = vector_grid("ISR (click a bit)", st.isr, true, u.pinned_vector, &isr_at);
+    if (u.print_view && !u.printed_grid) {  // where the cells are, for tests that click one (9 px each, 16 a row)
+        std::printf("isr-grid %.0f %.0f\n", isr_at.x, isr_at.y);
+        u.printed_grid = true;
+    }
     ImGui::NextColumn();
     const int tmr = vector_grid("TMR", st.tmr, false, -1);
     ImGui::Columns(1);
@@ -369,6 +375,11 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
             step("accepted", ir->accept_record, ir->accept_ts, "");
             step("injected", ir->inject_record, ir->inject_ts, ir->nesting_depth > 1 ? "(nested)" : "");
             step("EOI", ir->eoi_record, ir->eoi_ts, ir->eoi_path.empty() ? "" : "via " + ir->eoi_path);
+            if (u.print_view && u.printed_pin != u.pinned_vector) {
+                std::printf("isr-pin %d accept %llu inject %llu eoi %llu\n", ir->vector, static_cast<ull>(ir->accept_record),
+                            static_cast<ull>(ir->inject_record), static_cast<ull>(ir->eoi_record));
+                u.printed_pin = u.pinned_vector;
+            }
         }
     }
     ImGui::End();

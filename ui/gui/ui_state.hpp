@@ -29,6 +29,9 @@ struct UiState {
     bool pinned = false;  // a click on a lane fixes the inspector there (Esc lets it follow the mouse again)
     std::vector<replay::VcpuState> states;
     int pinned_vector = -1;
+    // --print-view: what input did, for tests that drive the window
+    bool print_view = false, printed_grid = false;
+    int printed_pin = -1;
     // event table and histograms, recomputed when the view or the filter changes
     EventRows rows;
     ViewRange rows_view{-1, -1};
