@@ -111,3 +111,30 @@ TEST_CASE("the CLI prints one line naming the file and exits 2 on bad input", "[
     CHECK(run(cli() + " stats", true).status == 64);
     CHECK(run(cli() + " frobnicate x", true).status == 64);
 }
+
+TEST_CASE("checking the headers first finds what loading would, and loading after it reads the same", "[badinput][dat]") {
+    const std::string whole = read_file(sample("pveoi-on.dat"));
+    for (std::size_t cut : {std::size_t{100}, std::size_t{1000}, whole.size() / 2}) {
+        auto p = scratch("check-" + std::to_string(cut) + ".dat");
+        write_file(p, whole.substr(0, cut));
+        std::string from_check, from_load;
+        try {
+            check_trace_headers(p.string());
+        } catch (const InputError& e) {
+            from_check = e.what();
+        }
+        try {
+            load_trace(p.string());
+        } catch (const InputError& e) {
+            from_load = e.what();
+        }
+        INFO("cut at " << cut);
+        CHECK(!from_check.empty());
+        CHECK(from_check == from_load);
+    }
+    check_trace_headers(sample("pveoi-on.dat"));  // a good file passes
+    LoadOptions checked;
+    checked.headers_checked = true;
+    CHECK(load_trace(sample("pveoi-on.dat"), checked).events.size() == load_trace(sample("pveoi-on.dat")).events.size());
+    CHECK_THROWS_AS(check_trace_headers(scratch("does-not-exist.dat").string()), InputError);
+}

@@ -185,6 +185,17 @@ TEST_CASE("the interactive window loads in the background and reports an unreada
     CHECK(r.status == 2);
     CHECK(r.out.find(cut.string()) != std::string::npos);
     CHECK(r.out.find("byte 1000") != std::string::npos);
+    // a text trace whose damage only the loader thread finds: line 5001 is binary
+    std::istringstream in(run("trace-cmd report -t '" + sample("pveoi-on.dat") + "'").out);
+    std::string line, text;
+    for (int n = 1; std::getline(in, line) && n <= 20000; ++n) text += (n == 5001 ? std::string("\x01\x02garbage\xff") : line) + "\n";
+    auto bad_text = scratch("interactive-bad.txt");
+    write_file(bad_text, text);
+    r = run("ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' '" + bad_text.string() + "'", true);
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(bad_text.string()) != std::string::npos);
+    CHECK(r.out.find("line 5001") != std::string::npos);
 }
 
 TEST_CASE("a session opened from the database draws the same pixels as its trace file", "[gui][storage]") {

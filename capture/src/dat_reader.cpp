@@ -57,7 +57,8 @@ tracecmd_input* open_for(const std::string& path, const DatLayout& layout) {
 // thread holds an allocator lock can deadlock the child), and always reaped.
 class HeaderProbe {
 public:
-    HeaderProbe(const std::string& path, const DatLayout& layout) : path_(path), layout_(layout) {
+    HeaderProbe(const std::string& path, const DatLayout& layout, bool enabled = true) : path_(path), layout_(layout) {
+        if (!enabled) return;  // pid_ -1: require_ok goes ahead (the caller probed already)
         pid_ = fork();
         if (pid_ != 0) return;
         // Die quietly: no inherited crash handlers (test runners, the GUI) in here.
@@ -180,11 +181,17 @@ void read_with_libtracecmd(const std::string& path, tracecmd_input* top, const R
 
 }  // namespace
 
-Trace read_trace_dat(const std::string& path) {
+void probe_dat_headers(const std::string& path) {
+    const DatLayout layout = validate_dat(path);
+    HeaderProbe probe(path, layout);
+    probe.require_ok();
+}
+
+Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
-    HeaderProbe probe(path, layout);  // forked before any thread exists
+    HeaderProbe probe(path, layout, !options.headers_checked);  // forked before this reader starts threads
 
     // Compressed streams are inflated on their own threads (one per CPU): that needs
     // nothing from libtracecmd, so it overlaps the probe and the header parse.

@@ -38,5 +38,7 @@ struct DatLayout {
 bool looks_like_dat(const std::string& path);
 // Throws InputError (file + byte offset) when the layout is inconsistent or truncated.
 DatLayout validate_dat(const std::string& path);
+// validate_dat, then libtracecmd's header parse in a forked child (dat_reader.cpp).
+void probe_dat_headers(const std::string& path);
 
 }  // namespace irqflow

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "irqflow/capture/readers.hpp"
 #include "input.hpp"
 #include "panels.hpp"
 #include "session.hpp"
@@ -233,6 +234,17 @@ int main(int argc, char** argv) {
             return 2;
         }
     } else {
+        // The loader thread must not fork (the trace.dat header probe does): probe here,
+        // while this is the only thread, and have the loader skip it.
+        if (!is_database(o.src.path)) {
+            try {
+                irqflow::check_trace_headers(o.src.path);
+                o.src.headers_checked = true;
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "irqflow-gui: %s\n", e.what());
+                return 2;
+            }
+        }
         // a database with several sessions and none named: the window asks which
         std::vector<StoredSessionEntry> choices;
         if (o.src.db_session.empty() && o.src.serial.empty() && is_database(o.src.path)) {

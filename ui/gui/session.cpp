@@ -68,7 +68,9 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
         if (!src.db_session.empty())
             throw InputError(src.path, {InputPosition::Unit::Byte, 0}, "not an irqflow database, so it has no session \"" + src.db_session + "\"");
         s->title = src.path;
-        s->trace = load_trace(src.path);
+        LoadOptions lo;
+        lo.headers_checked = src.headers_checked;
+        s->trace = load_trace(src.path, lo);
         progress.stage = 1;
         if (!src.serial.empty()) {
             s->serial = read_serial_log(src.serial);

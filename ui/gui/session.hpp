@@ -20,6 +20,7 @@ struct SessionSource {
     std::string path;        // trace.dat / report text, or an irqflow database
     std::string db_session;  // id or name in the database ("" = its only session)
     std::string serial;      // serial log for a trace file
+    bool headers_checked = false;  // check_trace_headers ran on the main thread (see LoadOptions)
 };
 
 // Held by pointer: the state index refers to the trace, so a session never moves.
