@@ -299,6 +299,7 @@ gui=$1 trace=$2 log=$3
 ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view "$trace" >> "$log" 2>&1 &
 pid=$!
 wid=$(timeout 120 xdotool search --sync --name "^irqflow - " | head -1)
+[ -n "$wid" ] || { echo "# no window" >> "$log"; kill -9 $pid; exit 1; }
 step() { sleep 0.5; echo "# $*" >> "$log"; }
 key() { xdotool keydown "$1" sleep 0.15 keyup "$1"; }
 at() { echo "mousemove --window $wid $1 $2 sleep 0.15"; }
@@ -310,7 +311,7 @@ xdotool $(at 700 60) mousedown 1 $(at 750 60) $(at 800 60) mouseup 1; step drag
 key i; step injection
 xdotool $(at 600 110) click 1; step click
 key ctrl+q
-timeout 60 tail --pid=$pid -f /dev/null
+timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
 wait $pid; echo "# exit $?" >> "$log"
 )sh");
     auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
@@ -383,15 +384,15 @@ TEST_CASE("a database with several sessions opens on a picker and the clicked se
     write_file(script, R"sh(gui=$1 db=$2 log=$3
 ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view "$db" >> "$log" 2>&1 &
 pid=$!
-timeout 120 xdotool search --sync --name "^irqflow \(loading\)" >/dev/null
+timeout 120 xdotool search --sync --name "^irqflow \(loading\)" >/dev/null || { kill -9 $pid; exit 1; }
 for i in $(seq 300); do grep -q "^pick 2" "$log" && break; sleep 0.1; done
 wid=$(xdotool search --name "^irqflow" | head -1)
 read -r _ _ x0 y0 x1 y1 < <(grep "^pick 2" "$log")
 xdotool mousemove --window "$wid" $(( (x0 + x1) / 2 )) $(( (y0 + y1) / 2 )) sleep 0.3 click 1
-timeout 120 xdotool search --sync --name "^irqflow - " >/dev/null
+timeout 120 xdotool search --sync --name "^irqflow - " >/dev/null || { echo "# never loaded" >> "$log"; kill -9 $pid; exit 1; }
 sleep 0.5
 xdotool keydown ctrl+q sleep 0.15 keyup ctrl+q
-timeout 60 tail --pid=$pid -f /dev/null
+timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
 wait $pid; echo "# exit $?" >> "$log"
 )sh");
     auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
@@ -420,13 +421,14 @@ TEST_CASE("clicking an ISR bit in the real window names the accept, injection an
 ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view --inspect 20.2865:2 "$trace" >> "$log" 2>&1 &
 pid=$!
 wid=$(timeout 120 xdotool search --sync --name "^irqflow - " | head -1)
+[ -n "$wid" ] || { echo "# no window" >> "$log"; kill -9 $pid; exit 1; }
 for i in $(seq 300); do grep -q "^isr-grid" "$log" && break; sleep 0.1; done
 read -r _ gx gy < <(grep "^isr-grid" "$log")
 v=34
 xdotool mousemove --window "$wid" $(( gx + (v % 16) * 9 + 4 )) $(( gy + (v / 16) * 9 + 4 )) sleep 0.3 click 1
 sleep 0.5
 xdotool keydown ctrl+q sleep 0.15 keyup ctrl+q
-timeout 60 tail --pid=$pid -f /dev/null
+timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
 wait $pid; echo "# exit $?" >> "$log"
 )sh");
     auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
