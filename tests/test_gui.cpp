@@ -284,25 +284,58 @@ TEST_CASE("the vCPU and vector filters draw only the chosen lanes and that vecto
 
 #include "navigation.hpp"
 
+namespace {
+
+bool have_xdotool() { return run("command -v xdotool").status == 0; }
+
+struct Driven {
+    std::string out;  // xvfb-run's own output
+    std::string log;  // what the window printed (--print-view), with "# step" lines between
+};
+
+// Starts irqflow-gui with `args` (quoted) under Xvfb, runs the shell `steps` against it
+// with xdotool, then quits it with Ctrl+Q. Steps can use: window TITLE_REGEX (waits
+// for it and sets $wid), line REGEX (waits for the window to print it), step NAME
+// (lets frames pass, then marks the log), key KEY, $(at X Y) (an xdotool move).
+Driven drive_window(const std::string& tag, const std::string& args, const std::string& steps) {
+    auto log = scratch(tag + ".log");
+    std::filesystem::remove(log);
+    auto script = scratch(tag + ".sh");
+    write_file(script, R"sh(set -u
+log=$1; shift
+ASAN_OPTIONS=detect_leaks=0 "$@" >> "$log" 2>&1 &
+pid=$!
+fail() { echo "# $*" >> "$log"; kill -9 $pid; exit 1; }
+window() { wid=$(timeout 120 xdotool search --sync --name "$1" | head -1); [ -n "$wid" ] || fail "no window $1"; }
+line() { for i in $(seq 300); do grep -q "$1" "$log" && return; sleep 0.1; done; fail "no line $1"; }
+step() { sleep 0.5; echo "# $*" >> "$log"; }
+key() { xdotool keydown "$1" sleep 0.15 keyup "$1"; }
+at() { echo "mousemove --window $wid $1 $2 sleep 0.15"; }
+)sh" + steps + R"sh(
+key ctrl+q
+timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
+wait $pid; echo "# exit $?" >> "$log"
+)sh");
+    Driven d;
+    d.out = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + log.string() + "' '" +
+                    std::string(IRQFLOW_GUI) + "' --size 1400x660 --print-view " + args,
+                true)
+                .out;
+    d.log = read_file(log.string());
+    return d;
+}
+
+}  // namespace
+
 TEST_CASE("mouse and keys drive the real window: wheel, box zoom, Home, drag, jump, click to inspect", "[gui][input]") {
-    if (!have_xvfb() || run("command -v xdotool").status != 0) {
+    if (!have_xvfb() || !have_xdotool()) {
         WARN("xvfb-run or xdotool not installed: input test skipped");
         return;
     }
     // xdotool sends X events to the window as a user would; each step waits for the
     // frames to pass, and the window prints its view whenever it changes
-    auto log = scratch("input.log");
-    std::filesystem::remove(log);
-    auto script = scratch("input.sh");
-    write_file(script, R"sh(set -u
-gui=$1 trace=$2 log=$3
-ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view "$trace" >> "$log" 2>&1 &
-pid=$!
-wid=$(timeout 120 xdotool search --sync --name "^irqflow - " | head -1)
-[ -n "$wid" ] || { echo "# no window" >> "$log"; kill -9 $pid; exit 1; }
-step() { sleep 0.5; echo "# $*" >> "$log"; }
-key() { xdotool keydown "$1" sleep 0.15 keyup "$1"; }
-at() { echo "mousemove --window $wid $1 $2 sleep 0.15"; }
+    const Driven d = drive_window("input", "'" + sample("pveoi-on.dat") + "'", R"sh(
+window "^irqflow - "
 step start
 xdotool $(at 700 100) click 4 sleep 0.15 click 4 sleep 0.15 click 4; step wheel
 xdotool $(at 300 100) mousedown 3 $(at 400 100) $(at 500 100) mouseup 3; step box
@@ -310,15 +343,9 @@ key Home; step home
 xdotool $(at 700 60) mousedown 1 $(at 750 60) $(at 800 60) mouseup 1; step drag
 key i; step injection
 xdotool $(at 600 110) click 1; step click
-key ctrl+q
-timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
-wait $pid; echo "# exit $?" >> "$log"
 )sh");
-    auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
-                     sample("pveoi-on.dat") + "' '" + log.string() + "'",
-                 true);
-    const std::string out = read_file(log.string());
-    INFO(r.out << out);
+    const std::string& out = d.log;
+    INFO(d.out << out);
     // the view after each step, and where the inspector was pinned
     std::map<std::string, gui::ViewRange> view;
     gui::ViewRange current{-1, -1};
@@ -370,36 +397,24 @@ wait $pid; echo "# exit $?" >> "$log"
 }
 
 TEST_CASE("a database with several sessions opens on a picker and the clicked session loads", "[gui][input][storage]") {
-    if (!have_xvfb() || run("command -v xdotool").status != 0) {
+    if (!have_xvfb() || !have_xdotool()) {
         WARN("xvfb-run or xdotool not installed: input test skipped");
         return;
     }
     auto db = scratch("picker.db");
     for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + ext);
     for (const char* s : {"pveoi-on.dat", "pveoi-off.dat"}) REQUIRE(run(cli() + " import '" + sample(s) + "' --db '" + db.string() + "'").status == 0);
-    auto log = scratch("picker.log");
-    std::filesystem::remove(log);
-    auto script = scratch("picker.sh");
     // the window prints each row's rectangle; xdotool clicks the second one
-    write_file(script, R"sh(gui=$1 db=$2 log=$3
-ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view "$db" >> "$log" 2>&1 &
-pid=$!
-timeout 120 xdotool search --sync --name "^irqflow \(loading\)" >/dev/null || { kill -9 $pid; exit 1; }
-for i in $(seq 300); do grep -q "^pick 2" "$log" && break; sleep 0.1; done
-wid=$(xdotool search --name "^irqflow" | head -1)
+    const Driven d = drive_window("picker", "'" + db.string() + "'", R"sh(
+window "^irqflow \(loading\)"
+line "^pick 2"
 read -r _ _ x0 y0 x1 y1 < <(grep "^pick 2" "$log")
 xdotool mousemove --window "$wid" $(( (x0 + x1) / 2 )) $(( (y0 + y1) / 2 )) sleep 0.3 click 1
-timeout 120 xdotool search --sync --name "^irqflow - " >/dev/null || { echo "# never loaded" >> "$log"; kill -9 $pid; exit 1; }
+window "^irqflow - "
 sleep 0.5
-xdotool keydown ctrl+q sleep 0.15 keyup ctrl+q
-timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
-wait $pid; echo "# exit $?" >> "$log"
 )sh");
-    auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
-                     db.string() + "' '" + log.string() + "'",
-                 true);
-    const std::string out = read_file(log.string());
-    INFO(r.out << out);
+    const std::string& out = d.log;
+    INFO(d.out << out);
     CHECK(out.find("pick 1 ") != std::string::npos);
     CHECK(out.find("# exit 0") != std::string::npos);
     // the view opens on the whole of the second session: pveoi-off's first to last event
@@ -409,33 +424,21 @@ wait $pid; echo "# exit $?" >> "$log"
 }
 
 TEST_CASE("clicking an ISR bit in the real window names the accept, injection and EOI behind it", "[gui][input][inspector]") {
-    if (!have_xvfb() || run("command -v xdotool").status != 0) {
+    if (!have_xvfb() || !have_xdotool()) {
         WARN("xvfb-run or xdotool not installed: input test skipped");
         return;
     }
     // vCPU 2 at 20.2865 s is inside a level-triggered virtio interrupt, vector 0x22
-    auto log = scratch("isr.log");
-    std::filesystem::remove(log);
-    auto script = scratch("isr.sh");
-    write_file(script, R"sh(gui=$1 trace=$2 log=$3
-ASAN_OPTIONS=detect_leaks=0 "$gui" --size 1400x660 --print-view --inspect 20.2865:2 "$trace" >> "$log" 2>&1 &
-pid=$!
-wid=$(timeout 120 xdotool search --sync --name "^irqflow - " | head -1)
-[ -n "$wid" ] || { echo "# no window" >> "$log"; kill -9 $pid; exit 1; }
-for i in $(seq 300); do grep -q "^isr-grid" "$log" && break; sleep 0.1; done
+    const Driven d = drive_window("isr", "--inspect 20.2865:2 '" + sample("pveoi-on.dat") + "'", R"sh(
+window "^irqflow - "
+line "^isr-grid"
 read -r _ gx gy < <(grep "^isr-grid" "$log")
 v=34
 xdotool mousemove --window "$wid" $(( gx + (v % 16) * 9 + 4 )) $(( gy + (v / 16) * 9 + 4 )) sleep 0.3 click 1
 sleep 0.5
-xdotool keydown ctrl+q sleep 0.15 keyup ctrl+q
-timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
-wait $pid; echo "# exit $?" >> "$log"
 )sh");
-    auto r = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + std::string(IRQFLOW_GUI) + "' '" +
-                     sample("pveoi-on.dat") + "' '" + log.string() + "'",
-                 true);
-    const std::string out = read_file(log.string());
-    INFO(r.out << out);
+    const std::string& out = d.log;
+    INFO(d.out << out);
     CHECK(out.find("# exit 0") != std::string::npos);
     Trace t = load_trace(sample("pveoi-on.dat"));
     replay::ReplayOptions o;
