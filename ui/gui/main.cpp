@@ -183,9 +183,7 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
     if (f->vector >= 0) std::snprintf(u.vector_text, sizeof u.vector_text, "0x%02x", f->vector);
     if (o.range) u.nav.set(static_cast<std::int64_t>(o.range->first * 1e9), static_cast<std::int64_t>(o.range->second * 1e9));
     if (!o.go_to.empty()) {
-        std::optional<std::int64_t> ts;
-        if (o.go_to[0] == '#') ts = record_time(s.trace, std::strtoull(o.go_to.c_str() + 1, nullptr, 10));
-        else ts = parse_time(o.go_to);
+        const auto ts = go_to_target(s.trace, o.go_to);
         if (!ts) {
             std::fprintf(stderr, "irqflow-gui: --goto %s: no such time or record in %s\n", o.go_to.c_str(), s.title.c_str());
             return false;

@@ -159,4 +159,11 @@ std::optional<std::int64_t> parse_time(std::string_view s) {
     return static_cast<std::int64_t>(std::llround(v * scale));
 }
 
+std::optional<std::int64_t> go_to_target(const Trace& trace, std::string_view text) {
+    if (text.empty() || text[0] != '#') return parse_time(text);
+    const auto record = parse_int(text.substr(1));
+    if (!record || *record < 0) return std::nullopt;
+    return record_time(trace, static_cast<std::uint64_t>(*record));
+}
+
 }  // namespace irqflow::gui

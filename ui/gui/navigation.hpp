@@ -66,4 +66,7 @@ std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record
 // "12.5", "12.5s", "300ms", "17us", "123ns" (trace time) → ns; nullopt on garbage.
 std::optional<std::int64_t> parse_time(std::string_view text);
 
+// Where "go to" lands: "#1234" is raw record 1234, anything else a time (parse_time).
+std::optional<std::int64_t> go_to_target(const Trace& trace, std::string_view text);
+
 }  // namespace irqflow::gui

@@ -28,17 +28,9 @@ void jump(const Session& s, UiState& u, JumpTarget what, bool forward) {
 // "12.5s", "300ms", "#1234" (raw record) or a bare number of seconds.
 void go_to_text(const Session& s, UiState& u) {
     const std::string t = u.goto_text;
+    const auto ts = go_to_target(s.trace, t);
     u.goto_error.clear();
-    if (!t.empty() && t[0] == '#') {
-        char* end = nullptr;
-        const auto rec = std::strtoull(t.c_str() + 1, &end, 10);
-        auto ts = end && *end == 0 && t.size() > 1 ? record_time(s.trace, rec) : std::nullopt;
-        if (!ts) u.goto_error = "no record " + t;
-        go(u, ts);
-        return;
-    }
-    auto ts = parse_time(t);
-    if (!ts) u.goto_error = "a time (12.5s, 300ms, 17us) or #record";
+    if (!ts) u.goto_error = !t.empty() && t[0] == '#' ? "no record " + t : "a time (12.5s, 300ms, 17us) or #record";
     go(u, ts);
 }
 
