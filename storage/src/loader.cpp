@@ -24,7 +24,7 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
     StoredSession out;
     std::int64_t id = -1;
     {
-        Stmt s(db_, "SELECT id, source, format, host_kernel, trace_clock, host_cpus, event_count, coalesce(semantics, '') "
+        Stmt s(db_, "SELECT id, source, format, host_kernel, trace_clock, host_cpus, coalesce(semantics, '') "
                     "FROM sessions WHERE name = ?1 OR CAST(id AS TEXT) = ?1");
         s.bind(1, std::string_view(id_or_name));
         if (!s.row()) throw StorageError(path_ + ": no session \"" + id_or_name + "\" (irqflow sessions --db " + path_ + " lists them)");
@@ -34,10 +34,9 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
         out.trace.meta.kernel_release = s.text(3);
         out.trace.meta.clock = s.text(4);
         out.trace.meta.host_cpus = static_cast<int>(s.i64(5));
-        out.info.events = s.i64(6);
-        out.semantics = semantics_from(s.text(7));
+        out.semantics = semantics_from(s.text(6));
     }
-    for (const auto& i : sessions())
+    for (const auto& i : sessions())  // name, counts, import time: as `irqflow sessions` lists it
         if (i.id == id) out.info = i;
     Trace& t = out.trace;
     const std::string where = path_ + ", session " + std::to_string(id);
