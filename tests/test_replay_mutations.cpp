@@ -2,6 +2,7 @@
 // it with the rule that fault should trip; unmutated captures give zero divergences.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -149,6 +150,71 @@ std::vector<Mutation> mutations() {
     return m;
 }
 
+// Calls `visit` for every mutant the tests use: each mutation at up to six places per
+// sample, away from boot, from the end (LIVE-NO-EOI needs a second to show) and from
+// after the first lost-event gap (state is unknown there: a gap explains anything).
+void for_each_mutant(const std::function<void(const std::string& sample, const Mutation&, const Trace& base, std::size_t at,
+                                              const ReplayResult&)>& visit) {
+    for (const auto& name : kSamples) {
+        const Trace base = load_trace(sample(name));
+        const std::int64_t end = base.events.back().ts.value();
+        const std::int64_t start = base.events.front().ts.value();
+        std::int64_t first_gap = INT64_MAX;
+        for (const auto& e : base.events)
+            if (e.kind == EventKind::Lost) { first_gap = e.ts.value(); break; }
+        for (const auto& m : mutations()) {
+            auto cands = m.candidates(base);
+            std::erase_if(cands, [&](std::size_t i) {
+                const auto ts = base.events[i].ts.value();
+                return ts < start + (end - start) / 3 || ts > std::min(end, first_gap) - 1'500'000'000;
+            });
+            const std::size_t n = std::min<std::size_t>(cands.size(), 6);
+            for (std::size_t k = 0; k < n; ++k) {
+                const std::size_t at = cands[k * cands.size() / n];
+                Trace t = base;
+                m.apply(t, at);
+                visit(name, m, base, at, replay::replay(t));
+            }
+        }
+    }
+}
+
+// Everything a replay concluded: the first findings one per line with their evidence,
+// the rest counted per rule and folded into a digest (a cascade runs to thousands of
+// lines), then the counters `check` summarizes. The text the mutation golden freezes.
+std::string describe(const ReplayResult& r) {
+    constexpr std::size_t kListed = 12;
+    std::string out;
+    std::map<std::string, int> more;
+    std::uint64_t digest = 14695981039346656037ULL;  // FNV-1a over every finding line
+    char b[64];
+    for (std::size_t i = 0; i < r.findings.size(); ++i) {
+        const auto& f = r.findings[i];
+        std::snprintf(b, sizeof b, " vm%d/vcpu%d ts %lld record %llu", f.vm.value(), f.vcpu.value(), static_cast<long long>(f.ts.value()),
+                      static_cast<unsigned long long>(f.record));
+        std::string line = std::string(rule_info(f.rule).id) + b + ": expected " + f.expected + "; observed " + f.observed;
+        for (const auto& [rec, what] : f.chain) line += " [record " + std::to_string(rec) + ": " + what + "]";
+        for (unsigned char c : line) digest = (digest ^ c) * 1099511628211ULL;
+        if (i < kListed) out += line + '\n';
+        else ++more[std::string(rule_info(f.rule).id)];
+    }
+    if (!more.empty()) {
+        out += "  + " + std::to_string(r.findings.size() - kListed) + " more:";
+        for (const auto& [rule, n] : more) out += " " + rule + " " + std::to_string(n);
+        std::snprintf(b, sizeof b, "; all %zu digest %016llx\n", r.findings.size(), static_cast<unsigned long long>(digest));
+        out += b;
+    }
+    const auto& s = r.stats;
+    out += "  injections " + std::to_string(s.injections) + " checked " + std::to_string(s.injections_checked) + " reinjected " +
+           std::to_string(s.reinjections) + " extint " + std::to_string(s.extint_injections) + "; eois " + std::to_string(s.eois) +
+           " checked " + std::to_string(s.eois_checked) + " none " + std::to_string(s.eoi_nothing_in_service) + "; ipis " +
+           std::to_string(s.ipis_checked) + "; unsynced " + std::to_string(s.unsynced_events) + "; coalesced " +
+           std::to_string(s.coalesced_accepts) + "; predicted pv-eoi " + std::to_string(s.predicted_pv_eoi_saved) + " pv-ipi " +
+           std::to_string(s.predicted_pv_ipi_saved) + "; paths";
+    for (const auto& [k, v] : s.eois_by_path) out += " " + k + " " + std::to_string(v);
+    return out + "\n";
+}
+
 }  // namespace
 
 TEST_CASE("unmutated real captures replay with zero divergences", "[replay][samples]") {
@@ -164,37 +230,15 @@ TEST_CASE("unmutated real captures replay with zero divergences", "[replay][samp
 TEST_CASE("every mutant of a real capture is caught by the expected rule", "[replay][mutation]") {
     std::map<std::string, std::pair<int, int>> tally;  // caught, tried
     for (const auto& m : mutations()) tally[m.name] = {0, 0};
-    for (const auto& name : kSamples) {
-        const Trace base = load_trace(sample(name));
-        const std::int64_t end = base.events.back().ts.value();
-        const std::int64_t start = base.events.front().ts.value();
-        for (const auto& m : mutations()) {
-            auto cands = m.candidates(base);
-            // away from boot, from the end (LIVE-NO-EOI needs a second to show) and from
-            // after a lost-event gap (state is unknown there: a gap explains anything)
-            std::int64_t first_gap = INT64_MAX;
-            for (const auto& e : base.events)
-                if (e.kind == EventKind::Lost) { first_gap = e.ts.value(); break; }
-            std::erase_if(cands, [&](std::size_t i) {
-                const auto ts = base.events[i].ts.value();
-                return ts < start + (end - start) / 3 || ts > std::min(end, first_gap) - 1'500'000'000;
-            });
-            const std::size_t n = std::min<std::size_t>(cands.size(), 6);
-            for (std::size_t k = 0; k < n; ++k) {
-                const std::size_t at = cands[k * cands.size() / n];
-                Trace t = base;
-                m.apply(t, at);
-                ReplayResult r = replay::replay(t);
-                bool caught = false;
-                for (const auto& f : r.findings) caught = caught || m.catches.count(std::string(rule_info(f.rule).id));
-                INFO(name << ": " << m.name << " at event " << at << " (record " << base.events[at].record << ")");
-                CHECK(caught);
-                auto& [c, tried] = tally[m.name];
-                c += caught;
-                ++tried;
-            }
-        }
-    }
+    for_each_mutant([&](const std::string& name, const Mutation& m, const Trace& base, std::size_t at, const ReplayResult& r) {
+        bool caught = false;
+        for (const auto& f : r.findings) caught = caught || m.catches.count(std::string(rule_info(f.rule).id));
+        INFO(name << ": " << m.name << " at event " << at << " (record " << base.events[at].record << ")");
+        CHECK(caught);
+        auto& [c, tried] = tally[m.name];
+        c += caught;
+        ++tried;
+    });
     int caught = 0, tried = 0;
     for (const auto& [name, ct] : tally) {
         WARN(name << ": caught " << ct.first << "/" << ct.second);
@@ -203,4 +247,18 @@ TEST_CASE("every mutant of a real capture is caught by the expected rule", "[rep
         CHECK(ct.second > 0);  // every mutation found places to apply in the samples
     }
     WARN("mutation catch rate: " << caught << "/" << tried);
+}
+
+// What every mutant replays to, frozen: a change of the replay's structure must leave
+// it byte-identical; an intended change of behaviour regenerates it with
+//   IRQFLOW_UPDATE_GOLDEN=1 build/tests/irqflow_tests '[mutation-golden]'
+// and the diff shows exactly which findings moved.
+TEST_CASE("every mutant replays to its frozen findings and counters", "[replay][mutation-golden]") {
+    std::string text;
+    for_each_mutant([&](const std::string& name, const Mutation& m, const Trace& base, std::size_t at, const ReplayResult& r) {
+        text += "== " + name + ": " + m.name + " at record " + std::to_string(base.events[at].record) + "\n" + describe(r);
+    });
+    const std::string golden = std::string(IRQFLOW_GOLDEN) + "/mutants.txt";
+    if (std::getenv("IRQFLOW_UPDATE_GOLDEN")) write_file(golden, text);
+    CHECK(text == read_file(golden));
 }
