@@ -276,9 +276,7 @@ TEST_CASE("the modelled APIC states over every sample match their golden", "[rep
     std::string text;
     for (const auto& name : dat_samples()) {
         const Trace t = load_trace(sample(name));
-        ReplayOptions o;
-        o.collect_latency = false;
-        Replayer r(t, o);
+        Replayer r(t);
         for (std::size_t k = 1; k <= 16; ++k) {
             const std::size_t at = t.events.size() * k / 16;
             r.step_until(at);
@@ -288,6 +286,7 @@ TEST_CASE("the modelled APIC states over every sample match their golden", "[rep
                         set_text(s.tmr) + " tpr " + std::to_string(s.tpr) + " pveoi " + std::to_string(s.pv_eoi_enabled) +
                         std::to_string(s.pv_eoi_armed) + " synced " + std::to_string(s.synced) + "\n";
         }
+        ReplayOptions o;
         o.semantics = PvEoiSemantics::Original2012;
         text += "== " + name + " under the 2012 semantics\n" + describe(replay::replay(t, o));
     }

@@ -24,6 +24,7 @@
 #include <asm/svm.h>
 #include <asm/vmx.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -122,6 +123,45 @@ std::string_view exit_reason_name(const Event& e) {
     auto code = e.get(slot::exit_reason);
     if (!code) return {};
     return exit_reason_name(*code, e.get(slot::exit_isa).value_or(kIsaVmx));
+}
+
+std::string exit_reason_key(const Event& e) { return exit_reason_key(e.get(slot::exit_reason), e.get(slot::exit_isa).value_or(kIsaVmx)); }
+
+std::string exit_reason_key(std::optional<std::int64_t> code, std::int64_t isa) {
+    if (!code) return "unknown";
+    const auto name = exit_reason_name(*code, isa);
+    if (!name.empty()) return std::string(name);
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(*code));
+    return b;
+}
+
+// VMX reports the basic exit reason in bits 15:0 (bit 31 flags a failed entry); SVM
+// exit codes are whole numbers.
+ExitClass exit_class(std::int64_t code, std::int64_t isa) {
+    if (isa == kIsaSvm) {
+        switch (code) {
+        case SVM_EXIT_HLT: return ExitClass::Hlt;
+        case SVM_EXIT_VINTR: return ExitClass::InterruptWindow;
+        case SVM_EXIT_MSR:
+        case SVM_EXIT_NPF: return ExitClass::ApicWrite;
+        default: return ExitClass::Other;
+        }
+    }
+    switch (code & 0xffff) {
+    case EXIT_REASON_HLT: return ExitClass::Hlt;
+    case EXIT_REASON_INTERRUPT_WINDOW: return ExitClass::InterruptWindow;
+    case EXIT_REASON_MSR_WRITE:
+    case EXIT_REASON_APIC_ACCESS:
+    case EXIT_REASON_APIC_WRITE: return ExitClass::ApicWrite;
+    default: return ExitClass::Other;
+    }
+}
+
+ExitClass exit_class(const Event& e) {
+    const auto code = e.get(slot::exit_reason);
+    if (!code) return ExitClass::Other;
+    return exit_class(*code, e.get(slot::exit_isa).value_or(kIsaVmx));
 }
 
 }  // namespace irqflow

@@ -6,15 +6,6 @@
 
 namespace irqflow {
 
-namespace {
-std::string reason_key(const Event& e) {
-    auto name = exit_reason_name(e);
-    if (!name.empty()) return std::string(name);
-    auto code = e.get(slot::exit_reason);
-    return code ? "0x" + [](std::int64_t v) { char b[24]; std::snprintf(b, sizeof b, "%llx", static_cast<unsigned long long>(v)); return std::string(b); }(*code) : "unknown";
-}
-}  // namespace
-
 TraceSummary summarize(const Trace& t) {
     TraceSummary s;
     s.events = t.counts_by_name();
@@ -37,7 +28,7 @@ TraceSummary summarize(const Trace& t) {
         if (first) { s.first_ts = e.ts.value(); first = false; }
         s.last_ts = std::max(s.last_ts, e.ts.value());
         const bool exit = e.kind == EventKind::Exit;
-        std::string reason = exit ? reason_key(e) : std::string();
+        std::string reason = exit ? exit_reason_key(e) : std::string();
         if (exit) ++s.exits_by_reason[reason];
         auto it = index.find({e.vm.value(), e.vcpu.value()});
         if (it == index.end()) {

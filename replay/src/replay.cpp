@@ -1,23 +1,10 @@
 #include "irqflow/replay/replay.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "engine.hpp"
 
 namespace irqflow::replay {
-
-int VcpuState::ppr() const {
-    const int top = isr.highest();
-    const int isr_class = top < 0 ? 0 : top & 0xf0;
-    return (tpr & 0xf0) >= isr_class ? tpr : isr_class;
-}
-
-int VcpuState::deliverable() const {
-    const int v = irr.highest();
-    if (v < 0 || priority_class(v) <= priority_class(ppr())) return -1;
-    return v;
-}
 
 const char* to_string(PvEoiSemantics s) {
     switch (s) {
@@ -28,6 +15,12 @@ const char* to_string(PvEoiSemantics s) {
     return "?";
 }
 
+std::optional<PvEoiSemantics> parse_semantics(std::string_view text) {
+    for (auto s : {PvEoiSemantics::Auto, PvEoiSemantics::Original2012, PvEoiSemantics::Current})
+        if (text == to_string(s)) return s;
+    return std::nullopt;
+}
+
 PvEoiSemantics semantics_for_kernel(const std::string& release) {
     // PV EOI was merged in Linux 3.6 with the arming done before each entry; the
     // injection-time arming of the 2012 series only exists in kernels carrying those
@@ -36,16 +29,34 @@ PvEoiSemantics semantics_for_kernel(const std::string& release) {
     return PvEoiSemantics::Current;
 }
 
+const char* to_string(EoiPath p) {
+    switch (p) {
+    case EoiPath::X2apicMsr: return "x2apic-msr";
+    case EoiPath::XapicMmio: return "xapic-mmio";
+    case EoiPath::HypervMsr: return "hyperv-msr";
+    case EoiPath::PvEoi: return "pv-eoi";
+    case EoiPath::Other: break;
+    }
+    return "other";
+}
+
+const char* to_string(IpiKind k) {
+    switch (k) {
+    case IpiKind::PvIpiHypercall: return "PV IPI hypercall";
+    case IpiKind::IcrWrite: return "ICR write";
+    case IpiKind::HypervIpi: return "Hyper-V IPI";
+    }
+    return "?";
+}
+
 std::uint64_t ReplayResult::divergences() const {
-    std::uint64_t n = 0;
-    for (const auto& f : findings) n += rule_info(f.rule).severity == Severity::Divergence;
-    return n;
+    return static_cast<std::uint64_t>(
+        std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return rule_info(f.rule).severity == Severity::Divergence; }));
 }
 
 std::uint64_t ReplayResult::liveness_failures() const {
-    std::uint64_t n = 0;
-    for (const auto& f : findings) n += rule_info(f.rule).severity == Severity::Liveness;
-    return n;
+    return static_cast<std::uint64_t>(
+        std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return rule_info(f.rule).severity == Severity::Liveness; }));
 }
 
 ReplayResult replay(const Trace& trace, const ReplayOptions& options) {
@@ -56,19 +67,19 @@ ReplayResult replay(const Trace& trace, const ReplayOptions& options) {
     return e.take();
 }
 
-Replayer::Replayer(const Trace& trace, const ReplayOptions& options)
-    : trace_(trace),
-      engine_(std::make_unique<Engine>(trace, options,
-                                        options.semantics == PvEoiSemantics::Auto ? semantics_for_kernel(trace.meta.kernel_release)
-                                                                                  : options.semantics)) {}
+Replayer::Replayer(const Trace& trace) : trace_(trace), model_(std::make_unique<Model>(trace)) {}
 Replayer::~Replayer() = default;
-Replayer::Replayer(const Replayer& o) : trace_(o.trace_), engine_(std::make_unique<Engine>(*o.engine_)), pos_(o.pos_) {}
+Replayer::Replayer(const Replayer& o) : trace_(o.trace_), model_(std::make_unique<Model>(*o.model_)), pos_(o.pos_) {}
 
 void Replayer::step_until(std::size_t index) {
     index = std::min(index, trace_.events.size());
-    for (; pos_ < index; ++pos_) engine_->step(trace_.events[pos_]);
+    for (; pos_ < index; ++pos_) model_->apply(trace_.events[pos_]);
 }
 
-std::vector<VcpuState> Replayer::states() const { return engine_->states(); }
+std::vector<VcpuState> Replayer::states() const {
+    std::vector<VcpuState> out;
+    for (std::size_t i = 0; i < model_->vcpu_count(); ++i) out.push_back(model_->state(VcpuSlot(static_cast<std::int32_t>(i))));
+    return out;
+}
 
 }  // namespace irqflow::replay

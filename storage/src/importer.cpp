@@ -1,8 +1,10 @@
 // One session into the database, in one transaction: metadata, every event, and what
 // the replay derived from them.
 #include <map>
+#include <variant>
 
 #include "irqflow/capture/exit_reasons.hpp"
+#include "irqflow/replay/statistics.hpp"
 #include "irqflow/storage/database.hpp"
 #include "sqlite_util.hpp"
 
@@ -10,11 +12,6 @@ namespace irqflow::storage {
 namespace {
 
 using replay::ReplayResult;
-
-bool is_hlt(const Event& e) {
-    const auto r = e.get(slot::exit_reason).value_or(-1);
-    return e.get(slot::exit_isa).value_or(kIsaVmx) == kIsaSvm ? r == 0x78 : (r & 0xffff) == 12;
-}
 
 void insert_events(sqlite3* db, std::int64_t id, const Trace& t, const std::function<void(const ImportProgress&)>& progress) {
     Stmt names(db, "INSERT INTO event_names (session, id, name) VALUES (?1, ?2, ?3)");
@@ -111,13 +108,12 @@ void insert_exits(sqlite3* db, std::int64_t id, const Trace& t) {
         }
         const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
         const auto reason = e.get(slot::exit_reason).value_or(-1);
-        name = exit_reason_name(e);
-        if (name.empty()) name = "unknown";
+        name = exit_reason_key(e);
         ex.bind(1, id).bind(2, e.record).bind(3, e.ts.value()).bind(4, e.vm.value()).bind(5, e.vcpu.value());
         ex.bind(6, isa).bind(7, reason).bind(8, std::string_view(name));
         ex.bind(9, last_entry[k] >= 0 ? std::optional<std::int64_t>{e.ts.value() - last_entry[k]} : std::nullopt);
         ex.bind(10, host_ns[i] >= 0 ? std::optional<std::int64_t>{host_ns[i]} : std::nullopt);
-        ex.bind(11, is_hlt(e) ? 1 : 0).run();
+        ex.bind(11, exit_class(e) == ExitClass::Hlt ? 1 : 0).run();
         last_entry[k] = -1;
         ++counts[{e.vm.value(), e.vcpu.value(), name}];
     }
@@ -137,7 +133,7 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
         in.bind(6, opt(static_cast<std::int64_t>(i.accept_record), acc)).bind(7, opt(i.accept_ts, acc));
         in.bind(8, static_cast<std::int64_t>(i.inject_record)).bind(9, i.inject_ts);
         in.bind(10, opt(static_cast<std::int64_t>(i.eoi_record), eoi)).bind(11, opt(i.eoi_ts, eoi));
-        if (eoi) in.bind(12, std::string_view(i.eoi_path));
+        if (i.eoi_path) in.bind(12, std::string_view(replay::to_string(*i.eoi_path)));
         else in.bind(12, std::optional<std::int64_t>{});
         in.bind(13, i.nesting_depth).bind(14, opt(i.inject_ts - i.accept_ts, acc)).bind(15, opt(i.eoi_ts - i.inject_ts, eoi)).run();
     }
@@ -151,7 +147,7 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
     std::int64_t n = 0;
     for (const auto& p : r.ipis) {
         ipi.bind(1, id).bind(2, n).bind(3, p.record).bind(4, p.ts).bind(5, p.vm.value()).bind(6, p.sender.value());
-        ipi.bind(7, std::string_view(p.kind)).bind(8, p.vector).bind(9, p.delivery_mode).bind(10, p.exact ? 1 : 0);
+        ipi.bind(7, std::string_view(replay::to_string(p.kind))).bind(8, p.vector).bind(9, p.delivery_mode).bind(10, p.exact ? 1 : 0);
         ipi.bind(11, static_cast<std::int64_t>(p.expected.size())).bind(12, static_cast<std::int64_t>(p.received.size())).run();
         std::map<std::uint32_t, std::pair<bool, bool>> d;
         for (auto a : p.expected) d[a].first = true;
@@ -173,27 +169,19 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
         for (const auto& [rec, what] : x.chain) c.bind(1, id).bind(2, n).bind(3, ord++).bind(4, rec).bind(5, std::string_view(what)).run();
         ++n;
     }
-    const auto& s = r.stats;
+    // every statistic the list stores (replay/include/irqflow/replay/statistics.hpp)
     Stmt st(db, "INSERT INTO stats (session, key, value) VALUES (?1, ?2, ?3)");
     auto put = [&](std::string_view k, double v) { st.bind(1, id).bind(2, k).bind(3, v).run(); };
-    put("injections", static_cast<double>(s.injections));
-    put("injections_checked", static_cast<double>(s.injections_checked));
-    put("eois", static_cast<double>(s.eois - s.eoi_nothing_in_service));
-    put("eois_checked", static_cast<double>(s.eois_checked));
-    put("eoi_nothing_in_service", static_cast<double>(s.eoi_nothing_in_service));
-    put("pv_eois", static_cast<double>(s.pv_eois));
-    put("pv_eoi_hit_rate", s.pv_eoi_hit_rate);
-    put("max_nesting", s.max_nesting);
-    put("exits", static_cast<double>(s.exits));
-    put("exits_saved_pv_eoi", static_cast<double>(s.exits_saved_pv_eoi));
-    put("exits_saved_pv_ipi", static_cast<double>(s.exits_saved_pv_ipi));
-    put("predicted_pv_eoi_saved", static_cast<double>(s.predicted_pv_eoi_saved));
-    put("predicted_pv_ipi_saved", static_cast<double>(s.predicted_pv_ipi_saved));
-    put("ipis_checked", static_cast<double>(s.ipis_checked));
-    put("divergences", static_cast<double>(r.divergences()));
-    put("liveness_failures", static_cast<double>(r.liveness_failures()));
-    put("gaps", static_cast<double>(s.gaps));
-    for (const auto& [path, count] : s.eois_by_path) put("eois_path_" + path, static_cast<double>(count));
+    const auto list = replay::statistics();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        if (!(list[i].outputs & replay::kDatabase)) continue;
+        const std::string key = replay::stat_db_key(list[i]);
+        const auto v = replay::stat_value(r, i);
+        if (const auto* count = std::get_if<std::uint64_t>(&v)) put(key, static_cast<double>(*count));
+        else if (const auto* x = std::get_if<double>(&v)) put(key, *x);
+        else if (const auto* m = std::get_if<const std::map<std::string, std::uint64_t>*>(&v))
+            for (const auto& [name, times] : **m) put(key + "_" + name, static_cast<double>(times));
+    }
 }
 
 }  // namespace

@@ -12,12 +12,6 @@ SerialAlignment alignment_from(const std::string& s) {
     return SerialAlignment::None;
 }
 
-replay::PvEoiSemantics semantics_from(const std::string& s) {
-    if (s == "2012") return replay::PvEoiSemantics::Original2012;
-    if (s == "current") return replay::PvEoiSemantics::Current;
-    return replay::PvEoiSemantics::Auto;
-}
-
 }  // namespace
 
 StoredSession Database::load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress) {
@@ -34,7 +28,7 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
         out.trace.meta.kernel_release = s.text(3);
         out.trace.meta.clock = s.text(4);
         out.trace.meta.host_cpus = static_cast<int>(s.i64(5));
-        out.semantics = semantics_from(s.text(6));
+        out.semantics = replay::parse_semantics(s.text(6)).value_or(replay::PvEoiSemantics::Auto);
     }
     for (const auto& i : sessions())  // name, counts, import time: as `irqflow sessions` lists it
         if (i.id == id) out.info = i;

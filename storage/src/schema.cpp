@@ -86,6 +86,15 @@ CREATE VIEW findings_with_evidence AS
        WHERE c.session = f.session AND c.finding = f.id ORDER BY c.ord) AS evidence
   FROM findings f;
 )sql",
+        // 3: the stats table follows replay's statistics list, under the keys `check --json`
+        // uses. v2 wrote every kvm_inj_virq as 'injections' (now 'injections_all'; v3's
+        // 'injections' counts the checkable ones, as `check` does), the EOI paths as
+        // 'eois_path_<path>' and 'liveness_failures'.
+        R"sql(
+UPDATE stats SET key = 'injections_all' WHERE key = 'injections';
+UPDATE stats SET key = 'eois_by_path_' || substr(key, 11) WHERE key LIKE 'eois\_path\_%' ESCAPE '\';
+UPDATE stats SET key = 'liveness' WHERE key = 'liveness_failures';
+)sql",
     };
     return m;
 }

@@ -69,4 +69,10 @@ std::vector<std::string> Args::positionals() {
     return a_;
 }
 
+replay::PvEoiSemantics semantics_option(const std::string& text) {
+    const auto s = replay::parse_semantics(text);
+    if (!s) throw UsageError("--semantics is auto, 2012 or current");
+    return *s;
+}
+
 }  // namespace irqflow::cli

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "irqflow/replay/replay.hpp"
+
 namespace irqflow::ui {}
 namespace irqflow::cli {
 // The event and JSON formatting shared with the GUI (ui/common).
@@ -35,6 +37,9 @@ public:
 private:
     std::vector<std::string> a_;
 };
+
+// --semantics auto|2012|current (UsageError otherwise).
+replay::PvEoiSemantics semantics_option(const std::string& text);
 
 int cmd_events(Args& a);
 int cmd_stats(Args& a);

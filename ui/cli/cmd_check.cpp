@@ -2,11 +2,14 @@
 // Exit 0 when everything checked agrees, 1 on findings, 2 on bad input.
 #include <cstdio>
 #include <iostream>
+#include <type_traits>
+#include <variant>
 
 #include "args.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/replay/replay.hpp"
+#include "irqflow/replay/statistics.hpp"
 #include "json.hpp"
 
 namespace irqflow::cli {
@@ -43,10 +46,9 @@ void print_text(const ReplayResult& r) {
                 static_cast<unsigned long long>(r.divergences()), static_cast<unsigned long long>(r.liveness_failures()),
                 to_string(r.semantics));
     std::printf("checked: %llu/%llu injections (%.1f%%), %llu/%llu EOIs (%.1f%%), %llu IPIs\n",
-                static_cast<unsigned long long>(s.injections_checked), static_cast<unsigned long long>(s.injections - s.soft_injections - s.reinjections),
-                pct(s.injections_checked, s.injections - s.soft_injections - s.reinjections),
-                static_cast<unsigned long long>(s.eois_checked), static_cast<unsigned long long>(s.eois - s.eoi_nothing_in_service),
-                pct(s.eois_checked, s.eois - s.eoi_nothing_in_service), static_cast<unsigned long long>(s.ipis_checked));
+                static_cast<unsigned long long>(s.injections_checked), static_cast<unsigned long long>(s.checkable_injections()),
+                pct(s.injections_checked, s.checkable_injections()), static_cast<unsigned long long>(s.eois_checked),
+                static_cast<unsigned long long>(s.real_eois()), pct(s.eois_checked, s.real_eois()), static_cast<unsigned long long>(s.ipis_checked));
     std::printf("EOIs by path:");
     for (const auto& [k, v] : s.eois_by_path) std::printf(" %s %llu", k.c_str(), static_cast<unsigned long long>(v));
     std::printf("; PV EOI hit rate %.1f%%; max nesting %d\n", 100.0 * s.pv_eoi_hit_rate, s.max_nesting);
@@ -69,9 +71,42 @@ void json_latency(std::ostream& o, const std::map<int, Latency>& m) {
     }
 }
 
+void json_stat(std::ostream& o, const StatValue& v) {
+    std::visit(
+        [&](const auto& x) {
+            using T = std::decay_t<decltype(x)>;
+            if constexpr (std::is_same_v<T, std::string_view>) json_string(o, x);
+            else if constexpr (std::is_same_v<T, const std::map<std::string, std::uint64_t>*>) json_counts(o, *x);
+            else if constexpr (std::is_same_v<T, const std::map<int, Latency>*>) json_latency(o, *x);
+            else o << x;
+        },
+        v);
+}
+
+// The summary: every kCheck statistic in list order; "a.b" keys nest under "a".
+void json_summary(std::ostream& o, const ReplayResult& r) {
+    JsonObject js(o);
+    const auto list = statistics();
+    for (std::size_t i = 0; i < list.size();) {
+        const auto& s = list[i];
+        if (!(s.outputs & kCheck)) {
+            ++i;
+            continue;
+        }
+        const auto dot = s.key.find('.');
+        if (dot == std::string_view::npos) {
+            json_stat(js.key(s.key), stat_value(r, i++));
+            continue;
+        }
+        const auto group = s.key.substr(0, dot + 1);
+        JsonObject jg(js.key(s.key.substr(0, dot)));
+        for (; i < list.size() && list[i].key.substr(0, group.size()) == group; ++i)
+            if (list[i].outputs & kCheck) json_stat(jg.key(list[i].key.substr(group.size())), stat_value(r, i));
+    }
+}
+
 void print_json(const ReplayResult& r) {
     std::ostream& o = std::cout;
-    const auto& s = r.stats;
     {
         JsonObject j(o);
         j.key("findings") << '[';
@@ -97,39 +132,7 @@ void print_json(const ReplayResult& r) {
             o << ']';
         }
         o << ']';
-        JsonObject js(j.key("summary"));
-        json_string(js.key("semantics"), to_string(r.semantics));
-        js.key("findings") << r.findings.size();
-        js.key("divergences") << r.divergences();
-        js.key("liveness") << r.liveness_failures();
-        const auto inj = s.injections - s.soft_injections - s.reinjections;
-        const auto eoi = s.eois - s.eoi_nothing_in_service;
-        js.key("injections") << inj;
-        js.key("injections_checked") << s.injections_checked;
-        js.key("eois") << eoi;
-        js.key("eois_checked") << s.eois_checked;
-        js.key("checked_fraction") << (inj + eoi ? static_cast<double>(s.injections_checked + s.eois_checked) / static_cast<double>(inj + eoi) : 0.0);
-        js.key("eoi_nothing_in_service") << s.eoi_nothing_in_service;
-        js.key("reinjections") << s.reinjections;
-        js.key("extint_injections") << s.extint_injections;
-        js.key("auto_eoi_injections") << s.auto_eoi_injections;
-        js.key("coalesced_accepts") << s.coalesced_accepts;
-        js.key("unsynced_events") << s.unsynced_events;
-        json_counts(js.key("eois_by_path"), s.eois_by_path);
-        js.key("pv_eoi_hit_rate") << s.pv_eoi_hit_rate;
-        js.key("max_nesting") << s.max_nesting;
-        js.key("ipis_checked") << s.ipis_checked;
-        js.key("pv_ipi_hypercalls") << s.pv_ipi_hypercalls;
-        js.key("exits") << s.exits;
-        json_counts(js.key("exits_by_reason"), s.exits_by_reason);
-        {
-            JsonObject jx(js.key("exits_saved"));
-            jx.key("pv_eoi") << s.exits_saved_pv_eoi;
-            jx.key("pv_ipi") << s.exits_saved_pv_ipi;
-        }
-        json_latency(js.key("accept_to_inject"), s.accept_to_inject);
-        json_latency(js.key("inject_to_eoi"), s.inject_to_eoi);
-        js.key("gaps") << s.gaps;
+        json_summary(j.key("summary"), r);
     }
     o << '\n';
 }
@@ -143,11 +146,7 @@ int cmd_check(Args& a) {
     auto pos = a.positionals();
     if (pos.size() != 1) throw UsageError("expects one TRACE");
     ReplayOptions o;
-    if (sem) {
-        if (*sem == "2012") o.semantics = PvEoiSemantics::Original2012;
-        else if (*sem == "current") o.semantics = PvEoiSemantics::Current;
-        else if (*sem != "auto") throw UsageError("--semantics is auto, 2012 or current");
-    }
+    if (sem) o.semantics = semantics_option(*sem);
     Trace t = load_trace(pos[0]);
     if (serial_path) {  // validated and aligned, so a bad log fails the check like a bad trace
         SerialLog log = read_serial_log(*serial_path);

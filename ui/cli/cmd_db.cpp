@@ -43,11 +43,7 @@ int cmd_import(Args& a) {
     if (pos.size() != 1) throw UsageError("expects one TRACE");
     replay::ReplayOptions o;
     o.collect_details = true;
-    if (sem) {
-        if (*sem == "2012") o.semantics = replay::PvEoiSemantics::Original2012;
-        else if (*sem == "current") o.semantics = replay::PvEoiSemantics::Current;
-        else if (*sem != "auto") throw UsageError("--semantics is auto, 2012 or current");
-    }
+    if (sem) o.semantics = semantics_option(*sem);
     const auto t0 = std::chrono::steady_clock::now();
     Trace t = load_trace(pos[0]);
     std::optional<SerialLog> serial;

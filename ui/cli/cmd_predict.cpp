@@ -1,5 +1,5 @@
 // irqflow predict: from a capture with PV EOI and/or PV IPI off, how many exits each
-// feature would have saved (DESIGN §7); with the feature on, what it did save.
+// feature would have saved (replay/README.md, "Counterfactuals"); with the feature on, what it did save.
 #include <cstdio>
 #include <iostream>
 
@@ -19,7 +19,7 @@ int cmd_predict(Args& a) {
     const auto& s = r.stats;
     const bool pv_eoi_on = s.pv_eois > 0;
     const bool pv_ipi_on = s.pv_ipi_hypercalls > 0;
-    const auto real_eois = s.eois - s.eoi_nothing_in_service;
+    const auto real_eois = s.real_eois();
     const auto exit_eois = real_eois - s.pv_eois;
     if (json) {
         {

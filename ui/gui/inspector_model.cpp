@@ -5,9 +5,7 @@
 namespace irqflow::gui {
 
 StateIndex::StateIndex(const Trace& trace, std::size_t every) : trace_(trace), every_(std::max<std::size_t>(every, 1)) {
-    replay::ReplayOptions o;
-    o.collect_latency = false;  // checkpoints keep state, not the growing sample lists
-    replay::Replayer r(trace, o);
+    replay::Replayer r(trace);  // the model alone: a checkpoint is a copy of it
     checkpoints_.push_back(std::make_unique<replay::Replayer>(r));
     for (std::size_t at = every_; at < trace.events.size(); at += every_) {
         r.step_until(at);

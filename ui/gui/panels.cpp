@@ -103,21 +103,33 @@ void findings_tab(const Session& s, UiState& u) {
 
 void statistics_tab(const Session& s, UiState& u) {
     const auto& st = s.replay.stats;
-    ImGui::Text("exits %llu; saved by PV EOI %llu, by PV IPI %llu;  PV EOI hit rate %.1f%%, max nesting %d", static_cast<ull>(st.exits),
-                static_cast<ull>(st.exits_saved_pv_eoi), static_cast<ull>(st.exits_saved_pv_ipi), 100.0 * st.pv_eoi_hit_rate, st.max_nesting);
-    ImGui::Text("checked %llu of %llu injections and %llu of %llu EOIs; would save: PV EOI %llu exits, PV IPI %llu",
-                static_cast<ull>(st.injections_checked), static_cast<ull>(st.injections - st.soft_injections - st.reinjections),
-                static_cast<ull>(st.eois_checked), static_cast<ull>(st.eois), static_cast<ull>(st.predicted_pv_eoi_saved),
-                static_cast<ull>(st.predicted_pv_ipi_saved));
+    // the replay's statistics (one list for the CLI, the database and here), then the
+    // exits by reason per shown vCPU
+    const auto rows = statistics_rows(s.replay);
+    ImGui::BeginChild("summary", ImVec2(std::min(520.0f, ImGui::GetContentRegionAvail().x * 0.5f), 0));
+    if (ImGui::BeginTable("summary", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
+        for (const auto& row : rows) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(row.key.c_str());
+            if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", row.meaning.c_str());
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(row.value.c_str());
+        }
+        ImGui::EndTable();
+    }
+    ImGui::EndChild();
+    ImGui::SameLine();
     // exits by reason per shown vCPU
     std::vector<int> cols;
     for (std::size_t l = 0; l < s.tl.lanes.size(); ++l)
         if (u.filter.shows(static_cast<int>(l))) cols.push_back(static_cast<int>(l));
-    if (!ImGui::BeginTable("exits", static_cast<int>(cols.size()) + 1,
+    if (!ImGui::BeginTable("exits", static_cast<int>(cols.size()) + 2,
                            ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit))
         return;
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("exit reason");
+    ImGui::TableSetupColumn("all vCPUs");
     char label[48];
     for (int l : cols) {
         std::snprintf(label, sizeof label, "vcpu%d", s.tl.lanes[static_cast<std::size_t>(l)].vcpu.value());
@@ -128,6 +140,8 @@ void statistics_tab(const Session& s, UiState& u) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(reason.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%llu", static_cast<ull>(total));
         for (int l : cols) {
             ImGui::TableNextColumn();
             const auto& m = s.tl.lanes[static_cast<std::size_t>(l)].exits_by_reason;
@@ -366,7 +380,7 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
             };
             step("accepted", ir->accept_record, ir->accept_ts, "");
             step("injected", ir->inject_record, ir->inject_ts, ir->nesting_depth > 1 ? "(nested)" : "");
-            step("EOI", ir->eoi_record, ir->eoi_ts, ir->eoi_path.empty() ? "" : "via " + ir->eoi_path);
+            step("EOI", ir->eoi_record, ir->eoi_ts, ir->eoi_path ? std::string("via ") + replay::to_string(*ir->eoi_path) : std::string());
             if (u.print_view && u.printed_pin != u.pinned_vector) {
                 std::printf("isr-pin %d accept %llu inject %llu eoi %llu\n", ir->vector, static_cast<ull>(ir->accept_record),
                             static_cast<ull>(ir->inject_record), static_cast<ull>(ir->eoi_record));

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
+#include <variant>
+
+#include "irqflow/replay/statistics.hpp"
 
 namespace irqflow::gui {
 
@@ -45,6 +49,33 @@ const replay::InterruptRecord* interrupt_in_service(const replay::ReplayResult& 
             (!found || ir.inject_ts >= found->inject_ts))
             found = &ir;
     return found;
+}
+
+std::vector<StatRow> statistics_rows(const replay::ReplayResult& r) {
+    std::vector<StatRow> rows;
+    const auto list = replay::statistics();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const auto& s = list[i];
+        if (!(s.outputs & replay::kGui) || s.key == "exits_by_reason") continue;
+        const auto v = replay::stat_value(r, i);
+        std::string text;
+        char b[64];
+        if (const auto* n = std::get_if<std::uint64_t>(&v)) {
+            text = std::to_string(*n);
+        } else if (const auto* x = std::get_if<double>(&v)) {
+            std::snprintf(b, sizeof b, "%.1f%%", 100.0 * *x);
+            text = b;
+        } else if (const auto* t = std::get_if<std::string_view>(&v)) {
+            text = std::string(*t);
+        } else if (const auto* m = std::get_if<const std::map<std::string, std::uint64_t>*>(&v)) {
+            for (const auto& [k, c] : **m) text += (text.empty() ? "" : ", ") + k + " " + std::to_string(c);
+            if (text.empty()) text = "-";
+        } else {
+            continue;  // latency percentiles: the latency tab shows them as histograms
+        }
+        rows.push_back({std::string(s.key), std::string(s.meaning), std::move(text)});
+    }
+    return rows;
 }
 
 std::optional<int> event_vector(const Event& e) {

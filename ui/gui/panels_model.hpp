@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "irqflow/capture/trace.hpp"
@@ -37,6 +38,14 @@ LatencyHistogram latency_histogram(const replay::ReplayResult& r, const LaneLook
 // The interrupt that holds `vector` in service on a vCPU at `ts` (its accept, injection
 // and EOI records: what the inspector shows for a clicked ISR bit); null if none.
 const replay::InterruptRecord* interrupt_in_service(const replay::ReplayResult& r, VmId vm, VcpuId vcpu, int vector, std::int64_t ts);
+
+// The replay's statistics the GUI shows (replay's statistics list, kGui), as text: counts
+// as numbers, ratios as percentages, name → count maps as "name count, …". Exits by
+// reason are left to the per-vCPU exit table.
+struct StatRow {
+    std::string key, meaning, value;
+};
+std::vector<StatRow> statistics_rows(const replay::ReplayResult& r);
 
 // The vector an event is about (accepts, injections, EOIs, ICR IPIs), if any.
 std::optional<int> event_vector(const Event& e);

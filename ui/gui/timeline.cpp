@@ -75,12 +75,9 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         if (e.kind == EventKind::Entry) {
             o = {e.ts.value(), VcpuState::Guest};
         } else {
-            const auto r = e.get(slot::exit_reason).value_or(-1);
-            const bool hlt = e.get(slot::exit_isa).value_or(kIsaVmx) == kIsaSvm ? r == 0x78 : (r & 0xffff) == 12;
-            o = {e.ts.value(), hlt ? VcpuState::Halted : VcpuState::Host};
+            o = {e.ts.value(), exit_class(e) == ExitClass::Hlt ? VcpuState::Halted : VcpuState::Host};
             L.exits.push_back({e.ts.value(), exit_color(e)});
-            const auto name = exit_reason_name(e);
-            ++L.exits_by_reason[name.empty() ? std::string("unknown") : std::string(name)];
+            ++L.exits_by_reason[exit_reason_key(e)];
         }
     }
     for (std::size_t l = 0; l < open.size(); ++l)
@@ -89,9 +86,10 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         const int l = lane(ir.vm, ir.vcpu);
         if (l < 0) continue;
         auto& L = tl.lanes[static_cast<std::size_t>(l)];
-        L.isr.push_back({ir.inject_ts, ir.eoi_ts ? ir.eoi_ts : tl.t1, ir.vector, std::max(1, ir.nesting_depth), ir.eoi_path == "pv-eoi"});
+        const bool pv = ir.eoi_path == replay::EoiPath::PvEoi;
+        L.isr.push_back({ir.inject_ts, ir.eoi_ts ? ir.eoi_ts : tl.t1, ir.vector, std::max(1, ir.nesting_depth), pv});
         L.markers.push_back({Marker::Injection, ir.inject_ts, ir.vector});
-        if (ir.eoi_ts) L.markers.push_back({ir.eoi_path == "pv-eoi" ? Marker::PvEoi : Marker::RealEoi, ir.eoi_ts, ir.vector});
+        if (ir.eoi_ts) L.markers.push_back({pv ? Marker::PvEoi : Marker::RealEoi, ir.eoi_ts, ir.vector});
     }
     for (auto& L : tl.lanes) {
         std::sort(L.markers.begin(), L.markers.end(), [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
@@ -109,7 +107,7 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
             for (const auto& vm : trace.vms)
                 if (vm.id == p.vm)
                     for (const auto& v : vm.vcpus)
-                        if (v.apic.value() == apic) tl.arrows.push_back({p.ts, from, lane(vm.id, v.id), p.vector, p.kind == "PV IPI hypercall"});
+                        if (v.apic.value() == apic) tl.arrows.push_back({p.ts, from, lane(vm.id, v.id), p.vector, p.kind == replay::IpiKind::PvIpiHypercall});
     }
     std::sort(tl.arrows.begin(), tl.arrows.end(), [](const Arrow& a, const Arrow& b) { return a.ts < b.ts; });
     for (const auto& f : replay.findings) tl.findings.push_back({f.ts.value(), lane(f.vm, f.vcpu), std::string(replay::rule_info(f.rule).id)});

@@ -91,6 +91,18 @@ inline constexpr int msr_write = 0, msr_ecx = 1, msr_data = 2, msr_exception = 3
 inline constexpr int hc_nr = 0, hc_a0 = 1, hc_a1 = 2, hc_a2 = 3, hc_a3 = 4;
 // kvm_pio
 inline constexpr int pio_rw = 0, pio_port = 1, pio_size = 2, pio_count = 3, pio_val = 4;
+// kvm_ioapic_set_irq (the redirection entry decoded)
+inline constexpr int ioapic_pin = 0, ioapic_dst = 1, ioapic_vec = 2, ioapic_dm = 3, ioapic_dest_mode = 4, ioapic_tm = 5,
+                     ioapic_masked = 6, ioapic_coalesced = 7;
+// kvm_apicv_inhibit_changed
+inline constexpr int apicv_reason = 0, apicv_set = 1, apicv_inhibits = 2;
+// kvm_hv_send_ipi / kvm_hv_send_ipi_ex
+inline constexpr int hv_ipi_vector = 0, hv_ipi_processor_mask = 1;
+// kvm_vcpu_wakeup
+inline constexpr int wakeup_ns = 0, wakeup_waited = 1, wakeup_valid = 2;
+// kvm_mmio
+inline constexpr int mmio_type = 0, mmio_len = 1, mmio_gpa = 2, mmio_val = 3;
+inline constexpr std::int64_t kMmioWrite = 2;  // kvm_mmio's type of a write
 // lost events
 inline constexpr int lost_count = 0;
 }  // namespace slot

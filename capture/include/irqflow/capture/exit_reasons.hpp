@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "irqflow/capture/event.hpp"
@@ -24,5 +25,21 @@ std::optional<ExitReasonMatch> match_exit_reason(std::string_view text);
 std::string_view exit_reason_name(std::int64_t code, std::int64_t isa);
 // Name of a kvm_exit event's reason (VMX when the kernel did not record the isa).
 std::string_view exit_reason_name(const Event& exit);
+// The key every exits-per-reason table uses (replay statistics, `stats`, the database,
+// the GUI): the reason's name, "0x<code>" for a code without one, "unknown" when the
+// event carries no reason at all.
+std::string exit_reason_key(const Event& exit);
+std::string exit_reason_key(std::optional<std::int64_t> code, std::int64_t isa);
+
+// What an exit means for interrupt delivery, the same for SVM and VMX codes.
+enum class ExitClass : std::uint8_t {
+    Other,
+    Hlt,                // the guest halted (SVM HLT, VMX HLT)
+    InterruptWindow,    // the guest opened an interrupt window KVM asked for (SVM VINTR, VMX interrupt window)
+    ApicWrite,          // may carry an APIC register write (ICR, EOI): MSR write, APIC access/write, SVM NPF
+};
+ExitClass exit_class(std::int64_t code, std::int64_t isa);
+// Of a kvm_exit event (Other when it has no reason field).
+ExitClass exit_class(const Event& exit);
 
 }  // namespace irqflow

@@ -1,59 +1,48 @@
-// What the replay reports: divergences between the trace and the model, liveness
-// failures, and informational facts, each under a stable rule id (replay/README.md).
+// What the replay reports: divergences between the trace and the model and liveness
+// failures, each under a stable rule id (rules.def, replay/README.md).
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "irqflow/capture/types.hpp"
 
 namespace irqflow::replay {
 
-enum class Severity { Info, Divergence, Liveness };
+enum class Severity { Divergence, Liveness };
+const char* to_string(Severity s);
 
-enum class Rule {
-    InjNotPending,        // injected vector was not pending in IRR
-    InjNotHighest,        // injected vector is not the highest deliverable one
-    InjBlockedByPriority, // injection although PPR blocks every pending vector
-    InjReinjectNotInService,
-    IsrOrder,             // nesting broke the strictly-increasing-class order
-    VectorIllegal,        // fixed-mode vector below 16
-    EoiNotHighestIsr,     // EOI cleared another vector than the highest in service
-    EoiNothingInService,  // EOI with nothing in service (legal; info)
-    EoiWhileServiceKnown, // kernel says nothing in service, model has vectors in ISR
-    PvEoiNotArmed,        // kvm_pv_eoi where the arming rule did not allow it
-    PvEoiWithoutEoi,      // kvm_pv_eoi not preceded by its kvm_eoi
-    IpiMissingDest,       // an IPI destination got no kvm_apic_accept_irq
-    IpiExtraDest,         // a kvm_apic_accept_irq the IPI did not address
-    AcceptUnknownApic,    // accept for an APIC id no vCPU owns
-    StuckPending,         // deliverable for long while the vCPU kept entering, never injected
-    StuckInService,       // in service without EOI for longer than the threshold
-    ReinjectLoop,         // the same vector re-injected over and over, no progress
-    LevelStorm,           // a level line re-asserted right after every EOI, in a loop
+enum class RuleId {
+#define IRQFLOW_RULE(name, id, severity, summary) name,
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
     Count_
 };
 
 struct RuleInfo {
-    Rule rule;
-    std::string_view id;       // stable, e.g. "INJ-NOT-HIGHEST"
+    RuleId rule;
+    std::string_view id;  // stable, e.g. "INJ-NOT-HIGHEST"; the rule's file is replay/src/rules/<id>.cpp
     Severity severity;
-    std::string_view summary;
+    std::string_view summary;  // when it fires
 };
-const RuleInfo& rule_info(Rule r);
+const RuleInfo& rule_info(RuleId r);
+std::span<const RuleInfo> all_rules();
+std::optional<RuleId> rule_by_id(std::string_view id);
 
 struct Finding {
-    Rule rule;
+    RuleId rule;
     VmId vm = kUnknownVm;
     VcpuId vcpu = kUnknownVcpu;
     TimestampNs ts;
-    std::uint64_t record = 0;     // raw record index (trace-cmd report line)
+    std::uint64_t record = 0;  // raw record index (trace-cmd report line)
     std::string expected;
     std::string observed;
     // Records that built the expectation, oldest first, with what each did.
     std::vector<std::pair<std::uint64_t, std::string>> chain;
 };
-
-const char* to_string(Severity s);
 
 }  // namespace irqflow::replay

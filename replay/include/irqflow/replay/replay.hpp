@@ -1,12 +1,14 @@
 // Replay: re-executes each vCPU's local APIC (IRR/ISR/TMR, TPR/PPR), PV EOI, PV IPI and
 // Hyper-V EOI assist from the normalized events, and checks every injection, EOI and
-// IPI against what the trace shows (DESIGN.md §2–§7). Knows nothing of files, SQLite
+// IPI against what the trace shows (replay/README.md). Knows nothing of files, SQLite
 // or the GUI: events in, findings and statistics out.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "irqflow/capture/trace.hpp"
@@ -15,19 +17,30 @@
 
 namespace irqflow::replay {
 
-// When the host arms PV EOI (DESIGN §3): the 2012 patch series armed it at injection
-// time; current kernels re-arm before each VM entry.
+// When the host arms PV EOI (replay/README.md, "PV EOI arming"): the 2012 patch series
+// armed it at injection time; every released kernel re-arms before each VM entry.
 enum class PvEoiSemantics { Auto, Original2012, Current };
 const char* to_string(PvEoiSemantics s);
+// "auto", "2012", "current" (what `--semantics` and stored sessions spell); nullopt otherwise.
+std::optional<PvEoiSemantics> parse_semantics(std::string_view text);
 // "6.1.0-50-amd64" → Current; unknown → Current (what every released kernel runs).
 PvEoiSemantics semantics_for_kernel(const std::string& release);
 
+// How the guest's EOI reached KVM, read from the events around kvm_eoi.
+enum class EoiPath : std::uint8_t { X2apicMsr, XapicMmio, HypervMsr, PvEoi, Other };
+inline constexpr int kEoiPaths = 5;
+const char* to_string(EoiPath p);  // "x2apic-msr", "xapic-mmio", "hyperv-msr", "pv-eoi", "other"
+
+// How an IPI was sent.
+enum class IpiKind : std::uint8_t { PvIpiHypercall, IcrWrite, HypervIpi };
+const char* to_string(IpiKind k);  // "PV IPI hypercall", "ICR write", "Hyper-V IPI"
+
 struct ReplayOptions {
     PvEoiSemantics semantics = PvEoiSemantics::Auto;
-    bool collect_details = false;  // fill ReplayResult::interrupts and ::ipis (storage wants them)
-    bool collect_latency = true;   // keep latency samples for the percentiles (checkpoints do without)
+    bool collect_details = false;  // fill ReplayResult::interrupts and ::ipis (storage and the GUI want them)
+    bool collect_latency = true;   // keep latency samples for the percentiles
     std::int64_t no_eoi_threshold_ns = 1'000'000'000;   // LIVE-NO-EOI
-    std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED (and 64 entries)
+    std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED (with 64 entries, 8 windows)
     int reinject_loop = 100;                            // LIVE-REINJECT-LOOP: consecutive re-injections
     int level_storm = 1000;                             // LIVE-LEVEL-STORM: EOI→re-assert rounds
 };
@@ -38,25 +51,27 @@ struct Latency {
     std::int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;  // ns
 };
 
+// The counters of a replay. Which of them `check --json`, the database and the GUI
+// show, and under which key, is declared once in statistics.hpp.
 struct ReplayStats {
     std::uint64_t events = 0;
     std::uint64_t injections = 0, injections_checked = 0, reinjections = 0, extint_injections = 0, soft_injections = 0;
     std::uint64_t auto_eoi_injections = 0;  // Hyper-V SynIC auto-EOI vectors
     std::uint64_t coalesced_accepts = 0;    // accepted while already pending: merged (lost-edge risk)
     std::uint64_t eois = 0, eois_checked = 0, eoi_nothing_in_service = 0;
-    std::map<std::string, std::uint64_t> eois_by_path;  // x2apic-msr, xapic-mmio, hyperv-msr, pv-eoi, other
+    std::map<std::string, std::uint64_t> eois_by_path;  // by to_string(EoiPath)
     std::uint64_t pv_eois = 0;
-    double pv_eoi_hit_rate = 0;                          // PV EOIs / EOIs of something in service
+    double pv_eoi_hit_rate = 0;                          // PV EOIs / real EOIs
     int max_nesting = 0;
     std::uint64_t ipis_checked = 0, pv_ipi_hypercalls = 0, icr_ipis = 0, hv_ipis = 0;
     std::uint64_t exits = 0;
-    std::map<std::string, std::uint64_t> exits_by_reason;
+    std::map<std::string, std::uint64_t> exits_by_reason;  // by exit_reason_key
     std::uint64_t exits_saved_pv_eoi = 0;  // one per kvm_pv_eoi
     std::uint64_t exits_saved_pv_ipi = 0;  // per hypercall: the ICR writes it replaced - 1
-    // Counterfactuals (DESIGN §7), meaningful on captures with the feature off:
-    // EOI exits that PV EOI would have saved (a real EOI while the arming rule would
-    // have armed it), and ICR writes of one multi-destination send that a PV IPI
-    // hypercall would have replaced (minus the hypercalls themselves).
+    // Counterfactuals, meaningful on captures with the feature off: EOI exits that PV
+    // EOI would have saved (a real EOI while the arming rule would have armed it), and
+    // ICR writes of one multi-destination send that a PV IPI hypercall would have
+    // replaced (minus the hypercalls themselves).
     std::uint64_t predicted_pv_eoi_saved = 0;
     std::uint64_t predicted_pv_ipi_saved = 0;
     std::uint64_t icr_sends_multi = 0;  // groups of ICR writes forming one multi-destination send
@@ -64,9 +79,15 @@ struct ReplayStats {
     std::map<int, Latency> inject_to_eoi;
     std::uint64_t unsynced_events = 0;    // vCPU events seen while its state was unknown
     std::uint64_t gaps = 0;
+
+    // Injections the model can judge: every kvm_inj_virq but software interrupts and
+    // re-injections of an interrupted delivery.
+    std::uint64_t checkable_injections() const { return injections - soft_injections - reinjections; }
+    // EOIs of something in service (kvm_eoi -1 only says ISR was empty).
+    std::uint64_t real_eois() const { return eois - eoi_nothing_in_service; }
 };
 
-// One vCPU's modelled APIC, as the GUI inspector and tests want to see it.
+// One vCPU's modelled APIC as the GUI inspector and tests see it (a copy).
 struct VcpuState {
     VmId vm = kUnknownVm;
     VcpuId vcpu = kUnknownVcpu;
@@ -76,9 +97,9 @@ struct VcpuState {
     bool pv_eoi_enabled = false;
     bool pv_eoi_armed = false;
     bool synced = false;  // state provably matches the guest's
-    int ppr() const;
+    int ppr() const { return apic_ppr(tpr, isr); }
     // Highest pending vector whose class beats PPR, or -1.
-    int deliverable() const;
+    int deliverable() const { return apic_deliverable(irr, ppr()); }
 };
 
 // One interrupt's life on one vCPU: accept → inject → EOI (records are raw record
@@ -89,8 +110,8 @@ struct InterruptRecord {
     int vector = -1;
     std::uint64_t accept_record = 0, inject_record = 0, eoi_record = 0;
     std::int64_t accept_ts = 0, inject_ts = 0, eoi_ts = 0;
-    std::string eoi_path;   // x2apic-msr, xapic-mmio, hyperv-msr, pv-eoi, other; "" without EOI
-    int nesting_depth = 0;  // vectors in service once it was injected (1 = not nested)
+    std::optional<EoiPath> eoi_path;  // none without an EOI, or when the trace does not show the path
+    int nesting_depth = 0;            // vectors in service once it was injected (1 = not nested)
     bool level = false;
 };
 
@@ -100,7 +121,7 @@ struct IpiRecord {
     std::int64_t ts = 0;
     VmId vm = kUnknownVm;
     VcpuId sender = kUnknownVcpu;
-    std::string kind;       // "PV IPI hypercall", "ICR write", "Hyper-V IPI"
+    IpiKind kind = IpiKind::IcrWrite;
     int vector = 0, delivery_mode = 0;
     std::vector<std::uint32_t> expected, received;  // APIC ids
     bool exact = true;
@@ -119,12 +140,13 @@ struct ReplayResult {
 
 ReplayResult replay(const Trace& trace, const ReplayOptions& options = {});
 
-class Engine;
-// Incremental replay, for "the APIC state at time T" (the GUI inspector): step through
-// the trace's events and read every vCPU's modelled state; copies are checkpoints.
+class Model;
+// Incremental replay of the model alone (no rules, no statistics), for "the APIC state
+// at time T" (the GUI inspector): step through the trace's events and read every
+// vCPU's modelled state; copies are checkpoints.
 class Replayer {
 public:
-    Replayer(const Trace& trace, const ReplayOptions& options = {});
+    explicit Replayer(const Trace& trace);
     ~Replayer();
     Replayer(const Replayer& other);
     Replayer& operator=(const Replayer&) = delete;
@@ -135,7 +157,7 @@ public:
 
 private:
     const Trace& trace_;
-    std::unique_ptr<Engine> engine_;
+    std::unique_ptr<Model> model_;
     std::size_t pos_ = 0;
 };
 

@@ -1,4 +1,5 @@
-// A set of the 256 interrupt vectors (the shape of the APIC's IRR, ISR and TMR).
+// A set of the 256 interrupt vectors (the shape of the APIC's IRR, ISR and TMR), and
+// the priority arithmetic the APIC does on them.
 #pragma once
 #include <array>
 #include <bit>
@@ -40,5 +41,21 @@ private:
 
 // The APIC priority class of a vector: its upper four bits.
 constexpr int priority_class(int vector) { return vector >> 4; }
+
+// PPR (SDM "Processor Priority Register"): TPR when its class is at least that of the
+// highest vector in service, else that vector's class.
+inline int apic_ppr(int tpr, const VectorSet& isr) {
+    const int top = isr.highest();
+    const int isr_class = top < 0 ? 0 : top & 0xf0;
+    return (tpr & 0xf0) >= isr_class ? tpr : isr_class;
+}
+
+// The vector the APIC would deliver next: the highest pending one whose class beats
+// PPR, or -1.
+inline int apic_deliverable(const VectorSet& irr, int ppr) {
+    const int v = irr.highest();
+    if (v < 0 || priority_class(v) <= priority_class(ppr)) return -1;
+    return v;
+}
 
 }  // namespace irqflow::replay

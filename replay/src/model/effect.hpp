@@ -1,0 +1,61 @@
+// What one event does to the model: decided by Model::decide before anything changes,
+// so rules and observers can read the model as it was (before) and as it is (after).
+#pragma once
+#include <cstdint>
+
+#include "irqflow/capture/event.hpp"
+#include "irqflow/capture/types.hpp"
+#include "kvm_pv_eoi.hpp"
+
+namespace irqflow::replay {
+
+// Dense index of a vCPU in the model (over all VMs).
+struct VcpuSlotTag {};
+using VcpuSlot = Strong<VcpuSlotTag, std::int32_t>;
+inline constexpr VcpuSlot kNoVcpu{-1};
+
+enum class Outcome : std::uint8_t {
+    Applied,            // nothing to classify (or not modelled: see Effect::vcpu)
+    // kvm_apic_accept_irq (the vCPU is the destination)
+    AcceptNoVcpu,       // no vCPU of the VM owns the APIC id (or the VM is unknown)
+    AcceptInit,         // INIT: the destination's APIC resets; its state is known again
+    AcceptNotInIrr,     // NMI, SMI, SIPI, ExtINT: delivered outside IRR/ISR
+    AcceptIllegal,      // a fixed-mode vector below 16: rejected
+    Accepted,           // into IRR (Effect::coalesced when it was pending already)
+    AcceptPosted,       // kvm_apicv_accept_irq: posted to hardware, untraced from here on
+    // kvm_inj_virq
+    InjectSoft,         // software interrupt (INTn): not the APIC's
+    Reinject,           // the delivery an exit cut short, again
+    InjectBadVector,    // outside 0..255: ignored
+    InjectExtInt,       // the 8259's, acknowledged by the PIC: outside IRR/ISR
+    Injected,           // IRR → ISR
+    InjectedAutoEoi,    // IRR → nothing: a SynIC auto-EOI vector
+    // kvm_eoi
+    Eoi,
+    EoiNothing,         // vector -1: ISR was empty
+    EoiBadVector,       // above 255: ignored
+};
+
+// Accepts speak about their destination and a few kinds about the whole VM; every
+// other event is about the vCPU whose thread emitted it.
+constexpr bool own_thread_kind(EventKind k) {
+    return k != EventKind::Lost && k != EventKind::ApicvInhibitChanged && k != EventKind::IoapicSetIrq &&
+           k != EventKind::ApicAcceptIrq && k != EventKind::ApicvAcceptIrq;
+}
+
+struct Effect {
+    // Accepts: the destination. Everything else: the vCPU whose thread emitted the
+    // event; kNoVcpu when it came from no modelled vCPU's own thread (then only the
+    // statistics count it).
+    VcpuSlot vcpu = kNoVcpu;
+    Outcome outcome = Outcome::Applied;
+    int vector = -1;
+    bool level = false;       // accept: level-triggered
+    bool coalesced = false;   // accept: already pending
+    bool known = false;       // the vCPU's state was known when the event came
+    bool starts_vm = false;   // kvm_entry: the VM's first
+    bool boots_vm = false;    // kvm_entry: the VM's first, at the reset vector
+    PvEoiUse pv_eoi;          // kvm_pv_eoi: what the guest found
+};
+
+}  // namespace irqflow::replay

@@ -1,0 +1,52 @@
+// KVM's PV EOI protocol for one vCPU (and the Hyper-V EOI assist, which KVM runs the
+// same way): whether the guest enabled it, and whether the host armed it, under both
+// arming semantics (replay/README.md, "PV EOI arming"). Also what it would have done had
+// it been enabled: the counterfactual the `predict` statistics need.
+#pragma once
+#include <cstdint>
+
+namespace irqflow::replay {
+
+// What a kvm_pv_eoi found: the guest cleared a flag that was (or was not) armed.
+struct PvEoiUse {
+    bool enabled = false;      // PV EOI enabled when it was used
+    bool armed_current = false;
+    bool armed_2012 = false;
+};
+
+class KvmPvEoi {
+public:
+    // MSR_KVM_PV_EOI_EN or the Hyper-V VP assist page: bit 0 enables. Either disarms.
+    void write_msr(std::int64_t data);
+    // A vector entered ISR. KVM's highest-ISR cache now holds it; the 2012 series armed
+    // here unless the IOAPIC needs to see this EOI.
+    void injected(int vector, bool ioapic_handled);
+    // Any EOI (and an APIC reset) invalidates KVM's highest-ISR cache.
+    void eoi() { isr_cache_ = -1; }
+    // Before a VM entry. Current kernels arm iff enabled, IRR is empty (`irr_settled_empty`:
+    // vectors racing in from other CPUs do not count), the cache holds a vector and that
+    // vector is not IOAPIC-handled. The 2012 series disarmed when a pending vector was
+    // blocked by priority (nesting).
+    void before_entry(bool irr_settled_empty, bool cached_ioapic_handled, bool pending_blocked);
+    // What a kvm_pv_eoi finds (before use()): used before any enabling MSR write in the
+    // trace, it was enabled before the capture and armed as the last entry would have.
+    PvEoiUse peek_use() const;
+    // The guest took the PV path: the flag is cleared, nothing is armed.
+    void use();
+
+    bool enabled() const { return enabled_; }
+    bool armed() const { return armed_; }
+    // Armed at the last entry had PV EOI been enabled (the counterfactual).
+    bool would_arm() const { return would_arm_; }
+    int isr_cache() const { return isr_cache_; }
+
+private:
+    bool enabled_ = false;
+    bool msr_seen_ = false;  // the guest wrote the enabling MSR in the trace
+    bool armed_ = false;     // current semantics
+    bool armed_2012_ = false;
+    bool would_arm_ = false;
+    int isr_cache_ = -1;     // KVM's highest_isr_cache: the last vector set in ISR, -1 after any EOI
+};
+
+}  // namespace irqflow::replay

@@ -1,0 +1,66 @@
+// One vCPU's local APIC as a pure state machine: IRR/ISR/TMR, TPR and PPR, SPIV, LDR/DFR
+// and LVT0, changed only by the operations below (each the architectural effect of what
+// the trace shows). Unit-tested per operation (tests/test_replay_model.cpp).
+#pragma once
+#include <cstdint>
+#include <optional>
+
+#include "irqflow/replay/vector_set.hpp"
+
+namespace irqflow::replay {
+
+class Lapic {
+public:
+    // An interrupt arrives: IRR gets the vector and TMR records its trigger mode.
+    // Returns true when it was already pending: edges coalesce, one delivery for both.
+    bool accept(int vector, bool level);
+    // The vector is delivered: it leaves IRR and enters ISR. A Hyper-V SynIC auto-EOI
+    // vector only leaves IRR (no EOI will come).
+    void inject(int vector, bool auto_eoi);
+    // EOI of one vector in service (KVM names the vector it cleared).
+    void eoi(int vector) { isr_.clear(vector); }
+    // The kernel found nothing in service: ISR is empty.
+    void eoi_nothing() { isr_.reset(); }
+    // INIT or reset: every register to its reset value; the APIC is software-disabled.
+    // LDR/DFR become unknown again (x2APIC guests never write them).
+    void reset();
+    // A register write, by xAPIC offset (kvm_apic) or x2APIC MSR (kvm_msr).
+    void write_register(std::int64_t offset, std::int64_t value);
+    void write_msr(std::uint32_t msr, std::int64_t value);
+
+    const VectorSet& irr() const { return irr_; }
+    const VectorSet& isr() const { return isr_; }
+    const VectorSet& tmr() const { return tmr_; }
+    int tpr() const { return tpr_; }
+    int ppr() const { return apic_ppr(tpr_, isr_); }
+    // Highest pending vector whose class beats PPR, or -1.
+    int deliverable() const { return apic_deliverable(irr_, ppr()); }
+    bool software_enabled() const { return enabled_; }
+    // LVT0 unmasked in ExtINT mode: the 8259 PIC delivers through this APIC.
+    bool lvt0_extint() const { return lvt0_extint_; }
+    // Whether an xAPIC logical destination (8 bits) addresses this APIC: flat model = any
+    // common bit, cluster model = same cluster and a common member bit; nullopt while the
+    // guest has not written LDR.
+    std::optional<bool> logical_match(std::uint32_t dest) const;
+
+    // Before the trace shows its reset the APIC is taken as software-enabled (a capture
+    // that starts mid-flight); a reset (boot, INIT) disables it until SPIV is written.
+    void set_software_enabled(bool on) { enabled_ = on; }
+    // The vCPU provably blocked in HLT: nothing in service, and pending exactly what
+    // arrived since the HLT (replay/README.md, "Unknown until proven").
+    void idle_since(const VectorSet& pending) {
+        isr_.reset();
+        irr_ = pending;
+    }
+
+private:
+    VectorSet irr_, isr_, tmr_;
+    int tpr_ = 0;
+    bool enabled_ = true;
+    bool lvt0_extint_ = false;
+    std::uint32_t ldr_ = 0;
+    bool ldr_known_ = false;
+    bool dfr_cluster_ = false;
+};
+
+}  // namespace irqflow::replay

@@ -1,0 +1,29 @@
+// What the replay saw and how much of it it could judge: events, injections and EOIs
+// by kind, the checked ones, events of vCPUs in unknown state, coalesced accepts,
+// lost-event gaps and the deepest nesting.
+#pragma once
+#include "../model/model.hpp"
+#include "irqflow/replay/replay.hpp"
+
+namespace irqflow::replay {
+
+class Coverage {
+public:
+    explicit Coverage(ReplayStats& stats) : st_(stats) {}
+    // Every event; `v` is the vCPU whose own thread emitted it, if any.
+    void event(VcpuSlot v, bool known) {
+        ++st_.events;
+        if (v != kNoVcpu && !known) ++st_.unsynced_events;
+    }
+    // An injection or EOI not from a modelled vCPU's own thread: counted, never checked.
+    void foreign(const Event& e);
+    void gap() { ++st_.gaps; }
+    void accepted(const Effect& fx) { st_.coalesced_accepts += fx.coalesced; }
+    void injection(const Effect& fx, const Model& m);
+    void eoi(const Effect& fx);
+
+private:
+    ReplayStats& st_;
+};
+
+}  // namespace irqflow::replay

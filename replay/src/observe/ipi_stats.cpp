@@ -1,0 +1,43 @@
+#include "ipi_stats.hpp"
+
+#include "../model/registers.hpp"
+
+namespace irqflow::replay {
+
+std::uint64_t icr_writes_for(const VmModel& vm, const std::set<std::uint32_t>& dests) {
+    if (dests.empty()) return 0;
+    if (vm.x2apic) {
+        if (!vm.x2apic_cluster) return dests.size();
+        std::set<std::uint32_t> clusters;
+        for (auto id : dests) clusters.insert(apic::x2apic_cluster_of(id));
+        return clusters.size();
+    }
+    return vm.x2apic_cluster ? 2 : 2 * dests.size();
+}
+
+void IpiStats::hypercall(const Model& m) {
+    const IpiSend* s = m.sent();
+    if (!s) return;
+    ++st_.pv_ipi_hypercalls;
+    const auto writes = icr_writes_for(*m.vm(s->vm), s->expected);
+    if (writes > 1) st_.exits_saved_pv_ipi += writes - 1;
+}
+
+void IpiStats::on_ipi(const IpiSend& s) {
+    ++st_.ipis_checked;
+    if (!records_) return;
+    IpiRecord rec;
+    rec.record = s.record;
+    rec.ts = s.ts.value();
+    rec.vm = s.vm;
+    rec.sender = s.sender;
+    rec.kind = s.kind;
+    rec.vector = s.vector;
+    rec.delivery_mode = s.delivery_mode;
+    rec.expected.assign(s.expected.begin(), s.expected.end());
+    rec.received.assign(s.received.begin(), s.received.end());
+    rec.exact = s.exact && !s.lowest_priority;
+    records_->push_back(std::move(rec));
+}
+
+}  // namespace irqflow::replay

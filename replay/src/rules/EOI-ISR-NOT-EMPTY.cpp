@@ -1,0 +1,25 @@
+// EOI-ISR-NOT-EMPTY: kvm_eoi reports vector -1 when KVM found nothing in service
+// (apic_find_highest_isr returned -1). If the model still holds vectors in ISR, one of
+// them was EOI'd behind the trace's back or never really delivered.
+#include "check.hpp"
+#include "finding_text.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class EoiIsrNotEmpty final : public Check {
+public:
+    EoiIsrNotEmpty(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {}, false}; }
+    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (fx.outcome != Outcome::EoiNothing || !fx.known) return;
+        const auto& v = c.model.vcpu(fx.vcpu);
+        if (v.lapic.isr().empty()) return;
+        report(c, e, v, "EOI of " + vec_str(v.lapic.isr().highest()) + " (ISR " + set_str(v.lapic.isr()) + ")", "EOI with nothing in service");
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(EoiIsrNotEmpty, irqflow::replay::EoiIsrNotEmpty)

@@ -1,0 +1,30 @@
+// EOI-NOT-HIGHEST-ISR: an EOI always retires the highest-priority vector in service
+// (SDM: "the processor clears the highest-priority bit in ISR"), and kvm_eoi names the
+// vector KVM cleared. Another vector means the model's ISR holds one the guest never
+// got (a lost EOI before) or the trace shows an EOI of something never injected.
+#include "check.hpp"
+#include "finding_text.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class EoiNotHighestIsr final : public Check {
+public:
+    EoiNotHighestIsr(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {}, false}; }
+    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (fx.outcome != Outcome::Eoi || !fx.known) return;
+        const auto& v = c.model.vcpu(fx.vcpu);
+        const int top = v.lapic.isr().highest();
+        if (top == fx.vector) return;
+        Chain chain;
+        if (top >= 0)
+            if (const auto rec = c.evidence.of(fx.vcpu, top).inject_record) chain.push_back({rec, "injected " + vec_str(top)});
+        report(c, e, v, "EOI of " + vec_str(top) + " (ISR " + set_str(v.lapic.isr()) + ")", "EOI of " + vec_str(fx.vector), std::move(chain));
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(EoiNotHighestIsr, irqflow::replay::EoiNotHighestIsr)

@@ -1,0 +1,28 @@
+// INJ-NOT-HIGHEST: of the pending vectors PPR lets through, the APIC delivers the
+// highest (SDM: "the processor selects the highest-priority interrupt in IRR"); KVM
+// mirrors that in kvm_apic_has_interrupt. Vectors accepted by other CPUs since this
+// vCPU's last exit are forgiven: the tracepoints race KVM's choice.
+#include "injection.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class InjNotHighest final : public Check {
+public:
+    InjNotHighest(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (!injection::judged(fx, c) || fx.vector < apic::kFirstLegalVector) return;
+        const auto& v = c.model.vcpu(fx.vcpu);
+        if (!v.lapic.irr().test(fx.vector)) return;
+        const int expected = injection::expected(v, fx.vector);
+        if (expected < 0 || expected == fx.vector) return;
+        report(c, e, v, "injection of " + vec_str(expected) + " (highest deliverable in IRR " + set_str(v.lapic.irr()) + ")",
+               "injection of " + vec_str(fx.vector), injection::accept_of(c, fx.vcpu, fx.vector));
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(InjNotHighest, irqflow::replay::InjNotHighest)

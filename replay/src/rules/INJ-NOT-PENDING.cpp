@@ -1,0 +1,26 @@
+// INJ-NOT-PENDING: KVM injects only what the local APIC's IRR holds (kvm_cpu_get_interrupt
+// → kvm_apic_has_interrupt), so an injected vector must have been accepted and not yet
+// injected. Outside IRR it is either the 8259's ExtINT (recognised by the model) or a
+// delivery the trace cannot explain: a lost accept, or an injection out of nothing.
+#include "injection.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class InjNotPending final : public Check {
+public:
+    InjNotPending(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (!injection::judged(fx, c) || fx.vector < apic::kFirstLegalVector) return;
+        const auto& v = c.model.vcpu(fx.vcpu);
+        if (v.lapic.irr().test(fx.vector)) return;
+        report(c, e, v, "injection of a pending vector: IRR " + set_str(v.lapic.irr()), "injection of " + vec_str(fx.vector),
+               injection::accept_of(c, fx.vcpu, fx.vector));
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(InjNotPending, irqflow::replay::InjNotPending)

@@ -1,0 +1,35 @@
+// IPI-EXTRA-DEST: an accept on the sender's thread, of the send's vector and delivery
+// mode, for an APIC id the send did not address (physical id, shorthand, x2APIC
+// cluster or the xAPIC LDR/DFR the guest programmed) — or a lowest-priority send that
+// reached more than one, or one outside its set. Only sends whose destination set is
+// exact are judged.
+#include "finding_text.hpp"
+#include "ipi.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class IpiExtraDest final : public Check {
+public:
+    IpiExtraDest(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{}, {}, true}; }
+    void on_ipi(const IpiSend& s, const RuleContext& c) override {
+        if (s.lowest_priority) {
+            if (!s.received.empty() && !ipi::lowest_priority_ok(s))
+                report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + ": one of APIC ids " + ids_str(s.expected) + " (lowest priority)",
+                       "delivered to " + ids_str(s.received));
+            return;
+        }
+        if (!s.exact) return;
+        std::set<std::uint32_t> extra;
+        for (auto id : s.received)
+            if (!s.expected.count(id)) extra.insert(id);
+        if (!extra.empty())
+            report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + " to APIC ids " + ids_str(s.expected), "also delivered to " + ids_str(extra));
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(IpiExtraDest, irqflow::replay::IpiExtraDest)

@@ -1,0 +1,36 @@
+// IPI-MISSING-DEST: KVM delivers an IPI synchronously on the sender's thread
+// (kvm_apic_send_ipi / kvm_pv_send_ipi / the Hyper-V hypercall → kvm_apic_set_irq), so
+// every APIC id the send addresses gets a kvm_apic_accept_irq before the sender enters
+// the guest again. One missing is an interrupt lost on its way (or a routing bug).
+// Lowest-priority sends must reach exactly one of their destinations.
+#include "finding_text.hpp"
+#include "ipi.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class IpiMissingDest final : public Check {
+public:
+    IpiMissingDest(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{}, {}, true}; }
+    void on_ipi(const IpiSend& s, const RuleContext& c) override {
+        if (s.lowest_priority) {
+            if (s.received.empty())
+                report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + ": one of APIC ids " + ids_str(s.expected) + " (lowest priority)",
+                       "delivered to " + ids_str(s.received));
+            return;
+        }
+        if (!s.exact) return;
+        std::set<std::uint32_t> missing;
+        for (auto id : s.expected)
+            if (!s.received.count(id)) missing.insert(id);
+        if (!missing.empty())
+            report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + " to APIC ids " + ids_str(s.expected),
+                   "no interrupt for " + ids_str(missing) + "; delivered to " + ids_str(s.received));
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(IpiMissingDest, irqflow::replay::IpiMissingDest)

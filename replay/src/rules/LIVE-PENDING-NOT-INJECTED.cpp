@@ -1,0 +1,60 @@
+// LIVE-PENDING-NOT-INJECTED: a deliverable vector (class above PPR) is injected at the
+// next entry with an open interrupt window (KVM's inject_pending_event, or an
+// interrupt-window exit requested for it). One that stays deliverable across many
+// entries, open windows (interrupt-window and HLT exits) and time was lost between IRR
+// and the guest. Thresholds: 64 entries, 8 windows, ReplayOptions::pending_threshold_ns.
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "finding_text.hpp"
+#include "irqflow/capture/exit_reasons.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class LivePendingNotInjected final : public Check {
+public:
+    LivePendingNotInjected(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    Subscriptions subscriptions() const override { return {{}, {EventKind::Entry, EventKind::Exit}, false}; }
+    void after(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (fx.vcpu == kNoVcpu) return;
+        auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
+        if (e.kind == EventKind::Exit) {
+            const auto k = exit_class(e);
+            if (k == ExitClass::Hlt || k == ExitClass::InterruptWindow) ++s.windows;
+            return;
+        }
+        const auto& v = c.model.vcpu(fx.vcpu);
+        const int d = v.synced ? v.lapic.deliverable() : -1;
+        if (d < 0) {
+            s.vector = -1;
+        } else if (d != s.vector) {
+            s = {d, e.ts.value(), 1, 0, false};
+        } else if (++s.entries >= kEntries && s.windows >= kWindows && e.ts.value() - s.since > c.options.pending_threshold_ns && !s.reported) {
+            s.reported = true;
+            Chain chain;
+            if (const auto rec = c.evidence.of(fx.vcpu, d).accept_record) chain.push_back({rec, "accepted " + vec_str(d)});
+            report(c, e, v, "injection of " + vec_str(d),
+                   "deliverable for " + std::to_string((e.ts.value() - s.since) / 1000000) + " ms over " + std::to_string(s.entries) +
+                       " entries and " + std::to_string(s.windows) + " open interrupt windows, never injected",
+                   std::move(chain));
+        }
+    }
+
+private:
+    static constexpr int kEntries = 64, kWindows = 8;
+    struct State {
+        int vector = -1;        // deliverable at every entry since `since`
+        std::int64_t since = 0;
+        int entries = 0;
+        int windows = 0;        // interrupt-window and HLT exits since: the guest could take it
+        bool reported = false;
+    };
+    std::vector<State> state_;
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(LivePendingNotInjected, irqflow::replay::LivePendingNotInjected)

@@ -1,0 +1,26 @@
+// PVEOI-WITHOUT-EOI: KVM handles a PV EOI (the guest cleared the flag instead of
+// writing the EOI register) at the next exit by doing the EOI itself: kvm_eoi, then
+// kvm_pv_eoi of the same vector (apic_sync_pv_eoi_from_guest). A kvm_pv_eoi without
+// that kvm_eoi means the EOI was lost or the pair is broken.
+#include "check.hpp"
+#include "finding_text.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class PvEoiWithoutEoi final : public Check {
+public:
+    PvEoiWithoutEoi(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
+    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (!c.model.checkable(fx.vcpu)) return;
+        const auto& v = c.model.vcpu(fx.vcpu);
+        if (v.last_eoi_vector == fx.vector) return;
+        report(c, e, v, "kvm_eoi of " + vec_str(fx.vector) + " right before", "kvm_pv_eoi of " + vec_str(fx.vector));
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(PvEoiWithoutEoi, irqflow::replay::PvEoiWithoutEoi)

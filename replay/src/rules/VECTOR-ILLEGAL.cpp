@@ -1,0 +1,26 @@
+// VECTOR-ILLEGAL: vectors 0-15 are reserved for exceptions; the APIC rejects them in
+// fixed and lowest-priority delivery (SDM: "illegal vector" in ESR). An accept or an
+// injection of one is a KVM or VMM bug.
+#include "injection.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class VectorIllegal final : public Check {
+public:
+    VectorIllegal(RuleId id, const Model&) : Check(id) {}
+    Subscriptions subscriptions() const override { return {{EventKind::ApicAcceptIrq, EventKind::InjVirq}, {}, false}; }
+    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (e.kind == EventKind::ApicAcceptIrq) {
+            if (fx.outcome == Outcome::AcceptIllegal && fx.known)
+                report(c, e, c.model.vcpu(fx.vcpu), "vector >= 16", "accept of vector " + vec_str(fx.vector));
+        } else if (injection::judged(fx, c) && fx.vector < apic::kFirstLegalVector) {
+            report(c, e, c.model.vcpu(fx.vcpu), "vector >= 16", "injection of " + vec_str(fx.vector));
+        }
+    }
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(VectorIllegal, irqflow::replay::VectorIllegal)

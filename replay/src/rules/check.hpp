@@ -1,0 +1,68 @@
+// A rule's check: one file per rule id (replay/src/rules/<ID>.cpp, listed in rules.def).
+// A check subscribes to the event kinds it needs and is called, in rules.def order,
+// before the model applies an event (it reads the state the event found), after it
+// (the state it left), and for each IPI whose deliveries are complete. It keeps its own
+// state and writes nothing but findings.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../model/effect.hpp"
+#include "../model/model.hpp"
+#include "../model/registers.hpp"
+#include "../observe/evidence.hpp"
+#include "irqflow/replay/finding.hpp"
+#include "irqflow/replay/replay.hpp"
+
+namespace irqflow::replay {
+
+// What a check may read, and where its findings go.
+struct RuleContext {
+    const Model& model;
+    const Evidence& evidence;
+    const ReplayOptions& options;
+    PvEoiSemantics semantics;
+    std::vector<Finding>& findings;
+};
+
+using Chain = std::vector<std::pair<std::uint64_t, std::string>>;
+
+class Check {
+public:
+    struct Subscriptions {
+        std::vector<EventKind> before, after;
+        bool ipis = false;  // on_ipi
+    };
+
+    explicit Check(RuleId id) : id_(id) {}
+    virtual ~Check() = default;
+    virtual Subscriptions subscriptions() const = 0;
+    virtual void before(const Event&, const Effect&, const RuleContext&) {}
+    virtual void after(const Event&, const Effect&, const RuleContext&) {}
+    virtual void on_ipi(const IpiSend&, const RuleContext&) {}
+
+protected:
+    void report(const RuleContext& c, TimestampNs ts, std::uint64_t record, VmId vm, VcpuId vcpu, std::string expected,
+                std::string observed, Chain chain = {}) const;
+    // At event `e`, about vCPU `v`.
+    void report(const RuleContext& c, const Event& e, const VcpuModel& v, std::string expected, std::string observed,
+                Chain chain = {}) const {
+        report(c, e.ts, e.record, v.vm, v.id, std::move(expected), std::move(observed), std::move(chain));
+    }
+
+private:
+    RuleId id_;
+};
+
+// Every rule's check, in rules.def order (registry.cpp).
+std::vector<std::unique_ptr<Check>> make_checks(const Model& model);
+
+}  // namespace irqflow::replay
+
+// Defines the factory registry.cpp calls for the rules.def entry `name`.
+#define IRQFLOW_REGISTER_RULE(name, Class)                                                     \
+    std::unique_ptr<irqflow::replay::Check> irqflow_make_rule_##name(const irqflow::replay::Model& m) { \
+        return std::make_unique<Class>(irqflow::replay::RuleId::name, m);                      \
+    }
