@@ -136,32 +136,10 @@ std::string exit_reason_key(std::optional<std::int64_t> code, std::int64_t isa) 
     return b;
 }
 
-// VMX reports the basic exit reason in bits 15:0 (bit 31 flags a failed entry); SVM
-// exit codes are whole numbers.
-ExitClass exit_class(std::int64_t code, std::int64_t isa) {
-    if (isa == kIsaSvm) {
-        switch (code) {
-        case SVM_EXIT_HLT: return ExitClass::Hlt;
-        case SVM_EXIT_VINTR: return ExitClass::InterruptWindow;
-        case SVM_EXIT_MSR:
-        case SVM_EXIT_NPF: return ExitClass::ApicWrite;
-        default: return ExitClass::Other;
-        }
-    }
-    switch (code & 0xffff) {
-    case EXIT_REASON_HLT: return ExitClass::Hlt;
-    case EXIT_REASON_INTERRUPT_WINDOW: return ExitClass::InterruptWindow;
-    case EXIT_REASON_MSR_WRITE:
-    case EXIT_REASON_APIC_ACCESS:
-    case EXIT_REASON_APIC_WRITE: return ExitClass::ApicWrite;
-    default: return ExitClass::Other;
-    }
-}
-
-ExitClass exit_class(const Event& e) {
-    const auto code = e.get(slot::exit_reason);
-    if (!code) return ExitClass::Other;
-    return exit_class(*code, e.get(slot::exit_isa).value_or(kIsaVmx));
-}
+static_assert(exit_code::kSvmVintr == SVM_EXIT_VINTR && exit_code::kSvmHlt == SVM_EXIT_HLT && exit_code::kSvmMsr == SVM_EXIT_MSR &&
+              exit_code::kSvmNpf == SVM_EXIT_NPF);
+static_assert(exit_code::kVmxInterruptWindow == EXIT_REASON_INTERRUPT_WINDOW && exit_code::kVmxHlt == EXIT_REASON_HLT &&
+              exit_code::kVmxMsrWrite == EXIT_REASON_MSR_WRITE && exit_code::kVmxApicAccess == EXIT_REASON_APIC_ACCESS &&
+              exit_code::kVmxApicWrite == EXIT_REASON_APIC_WRITE);
 
 }  // namespace irqflow

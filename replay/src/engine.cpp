@@ -1,5 +1,7 @@
 #include "engine.hpp"
 
+#include <utility>
+
 namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
@@ -12,35 +14,34 @@ Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
         for (auto k : s.after) after_[static_cast<std::size_t>(k)].push_back(c.get());
         if (s.ipis) on_ipi_.push_back(c.get());
     }
-    for (std::size_t k = 0; k < only_noted_.size(); ++k) {
-        const auto kind = static_cast<EventKind>(k);
-        only_noted_[k] = own_thread_kind(kind) && !Model::models(kind) && !Observers::handles(kind) && before_[k].empty() && after_[k].empty();
-    }
-}
-
-void Engine::run() {
-    for (const auto& e : t_.events) on_event(e);
-    observers_.finish_eois(model_);
-    model_.finish();
-    dispatch_completed_ipis();
-    observers_.finish(model_);
+    static constexpr auto kWithRules = handlers<true>(std::make_index_sequence<kKinds>());
+    static constexpr auto kWithout = handlers<false>(std::make_index_sequence<kKinds>());
+    for (std::size_t k = 0; k < kKinds; ++k) handlers_[k] = before_[k].empty() && after_[k].empty() ? kWithout[k] : kWithRules[k];
 }
 
 // Rules in rules.def order see the model before the event, then it is applied, then
 // the IPIs it completed are judged, then rules see the model after.
-void Engine::on_event(const Event& e) {
-    const auto kind = static_cast<std::size_t>(e.kind);
-    if (only_noted_[kind]) {
-        observers_.thread_event(e, model_.thread_event(e), model_);
-        return;
-    }
-    const Effect fx = model_.decide(e);
-    observers_.before(e, fx, model_);
-    for (Check* c : before_[kind]) c->before(e, fx, ctx_);
-    model_.commit(e, fx);
+template <EventKind K, bool Rules>
+void Engine::handle(Engine& self, const Event& e) {
+    constexpr auto k = static_cast<std::size_t>(K);
+    auto& model = self.model_;
+    const Effect fx = model.decide<K>(e);
+    self.observers_.before<K>(e, fx, model);
+    if constexpr (Rules)
+        for (Check* c : self.before_[k]) c->before(e, fx, self.ctx_);
+    model.commit<K>(e, fx);
+    if constexpr (K == EventKind::Entry || K == EventKind::Exit) self.dispatch_completed_ipis();
+    self.observers_.after<K>(e, fx, model);
+    if constexpr (Rules)
+        for (Check* c : self.after_[k]) c->after(e, fx, self.ctx_);
+}
+
+void Engine::run() {
+    for (const auto& e : t_.events) handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+    observers_.finish_eois(model_);
+    model_.finish();
     dispatch_completed_ipis();
-    observers_.after(e, fx, model_);
-    for (Check* c : after_[kind]) c->after(e, fx, ctx_);
+    observers_.finish(model_);
 }
 
 void Engine::dispatch_ipis() {

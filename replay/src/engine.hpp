@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "model/model.hpp"
@@ -18,7 +19,16 @@ public:
     ReplayResult take() { return std::move(r_); }
 
 private:
-    void on_event(const Event& e);
+    // One handler per event kind, compiled for that kind (and for whether any rule
+    // subscribed to it): most kinds concern nobody but the counts.
+    template <EventKind K, bool Rules>
+    static void handle(Engine& self, const Event& e);
+    using Handler = void (*)(Engine&, const Event&);
+    static constexpr std::size_t kKinds = static_cast<std::size_t>(EventKind::Count_);
+    template <bool Rules, std::size_t... K>
+    static constexpr std::array<Handler, kKinds> handlers(std::index_sequence<K...>) {
+        return {&Engine::handle<static_cast<EventKind>(K), Rules>...};
+    }
     void dispatch_completed_ipis() {
         if (!model_.completed().empty()) dispatch_ipis();
     }
@@ -32,11 +42,9 @@ private:
     std::vector<std::unique_ptr<Check>> checks_;
     RuleContext ctx_;
     // per event kind: the checks subscribed before / after the model applies it
-    std::array<std::vector<Check*>, static_cast<std::size_t>(EventKind::Count_)> before_, after_;
+    std::array<std::vector<Check*>, kKinds> before_, after_;
     std::vector<Check*> on_ipi_;
-    // per event kind: nothing but the model, the observers or a rule cares about it
-    // beyond noting it on its thread (most of a trace: the fast path)
-    std::array<bool, static_cast<std::size_t>(EventKind::Count_)> only_noted_{};
+    std::array<Handler, kKinds> handlers_{};
 };
 
 }  // namespace irqflow::replay

@@ -53,9 +53,14 @@ struct Effect {
     bool level = false;       // accept: level-triggered
     bool coalesced = false;   // accept: already pending
     bool known = false;       // the vCPU's state was known when the event came
+    bool checkable = false;   // known, and no APICv/AVIC delivering behind the trace (Model::checkable)
     bool starts_vm = false;   // kvm_entry: the VM's first
     bool boots_vm = false;    // kvm_entry: the VM's first, at the reset vector
     PvEoiUse pv_eoi;          // kvm_pv_eoi: what the guest found
+    // Injections into ISR (Injected, InjectedAutoEoi): what the model made of the choice.
+    bool pending = false;     // the vector was in IRR
+    int deliverable = -1;     // the highest pending vector PPR lets through, or -1
+    int expected = -1;        // what KVM should have injected (injection::expected's forgiveness applied)
 };
 
 }  // namespace irqflow::replay

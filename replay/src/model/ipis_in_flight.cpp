@@ -4,33 +4,30 @@
 
 namespace irqflow::replay {
 
-IpiSend& IpisInFlight::add(Tid sender, IpiSend send) {
-    auto& list = by_sender_[sender.value()];
-    list.push_back(std::move(send));
-    ++in_flight_;
-    return list.back();
+IpisInFlight::IpisInFlight(const std::vector<Tid>& threads) : by_sender_(threads.size()) {
+    for (std::size_t i = 0; i < threads.size(); ++i) by_tid_.push_back({threads[i].value(), VcpuSlot(static_cast<std::int32_t>(i))});
+    std::stable_sort(by_tid_.begin(), by_tid_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 void IpisInFlight::received_slow(Tid thread, int vector, int delivery_mode, std::uint32_t apic) {
-    auto it = by_sender_.find(thread.value());
-    if (it == by_sender_.end()) return;
-    for (auto& s : it->second)
-        if (s.vector == vector && s.delivery_mode == delivery_mode) s.received.insert(apic);
-}
-
-void IpisInFlight::complete_slow(Tid sender, std::vector<IpiSend>& out) {
-    auto it = by_sender_.find(sender.value());
-    if (it == by_sender_.end()) return;
-    in_flight_ -= it->second.size();
-    for (auto& s : it->second) out.push_back(std::move(s));
-    by_sender_.erase(it);
+    auto it = std::lower_bound(by_tid_.begin(), by_tid_.end(), thread.value(), [](const auto& p, std::int32_t t) { return p.first < t; });
+    for (; it != by_tid_.end() && it->first == thread.value(); ++it)
+        for (auto& s : by_sender_[static_cast<std::size_t>(it->second.value())])
+            if (s.vector == vector && s.delivery_mode == delivery_mode) s.received.insert(apic);
 }
 
 void IpisInFlight::complete_all(std::vector<IpiSend>& out) {
-    std::vector<std::int32_t> senders;
-    for (const auto& [tid, list] : by_sender_) senders.push_back(tid);
-    std::sort(senders.begin(), senders.end());
-    for (auto tid : senders) complete_slow(Tid(tid), out);
+    for (const auto& [tid, slot] : by_tid_) {
+        auto& list = by_sender_[static_cast<std::size_t>(slot.value())];
+        for (auto& s : list) out.push_back(std::move(s));
+        list.clear();
+    }
+    in_flight_ = 0;
+}
+
+void IpisInFlight::drop_all() {
+    for (auto& list : by_sender_) list.clear();
+    in_flight_ = 0;
 }
 
 }  // namespace irqflow::replay

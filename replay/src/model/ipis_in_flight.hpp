@@ -3,9 +3,11 @@
 // entry (or exit, for sends from the host side); until then the send collects them.
 #pragma once
 #include <cstdint>
-#include <set>
-#include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include "apic_id_set.hpp"
+#include "effect.hpp"
 
 #include "irqflow/capture/types.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -20,37 +22,45 @@ struct IpiSend {
     IpiKind kind = IpiKind::IcrWrite;
     int vector = 0;
     int delivery_mode = 0;
-    std::set<std::uint32_t> expected;  // APIC ids the send addresses
-    std::set<std::uint32_t> received;  // APIC ids that got it
+    ApicIdSet expected;  // APIC ids the send addresses
+    ApicIdSet received;  // APIC ids that got it
     bool lowest_priority = false;      // exactly one of `expected` gets it
     bool exact = true;                 // false: `expected` is only a lower bound
 };
 
+// Sends are kept per sending vCPU; an accept finds its sender by thread.
 class IpisInFlight {
 public:
-    IpiSend& add(Tid sender, IpiSend send);
+    // The vCPUs that can send: slot → its thread.
+    explicit IpisInFlight(const std::vector<Tid>& threads);
+    void add(VcpuSlot sender, IpiSend send) {
+        by_sender_[static_cast<std::size_t>(sender.value())].push_back(std::move(send));
+        ++in_flight_;
+    }
+    const IpiSend& last(VcpuSlot sender) const { return by_sender_[static_cast<std::size_t>(sender.value())].back(); }
     // An accept on `thread`: every send in flight there with this vector and delivery
     // mode reached `apic`.
     void received(Tid thread, int vector, int delivery_mode, std::uint32_t apic) {
         if (in_flight_) received_slow(thread, vector, delivery_mode, apic);
     }
-    // The sender's thread entered or exited the guest: its sends are complete (moved to `out`).
-    void complete(Tid sender, std::vector<IpiSend>& out) {
-        if (in_flight_) complete_slow(sender, out);
+    // The sender entered or exited the guest: its sends are complete. `out` (empty)
+    // takes them.
+    void complete(VcpuSlot sender, std::vector<IpiSend>& out) {
+        auto& list = by_sender_[static_cast<std::size_t>(sender.value())];
+        if (list.empty()) return;
+        in_flight_ -= list.size();
+        out.swap(list);
     }
     // The end of the trace: every send is complete, senders in thread order.
     void complete_all(std::vector<IpiSend>& out);
     // Lost events: the accepts may be among them; nothing can be judged.
-    void drop_all() {
-        by_sender_.clear();
-        in_flight_ = 0;
-    }
+    void drop_all();
 
 private:
     void received_slow(Tid thread, int vector, int delivery_mode, std::uint32_t apic);
-    void complete_slow(Tid sender, std::vector<IpiSend>& out);
-    std::unordered_map<std::int32_t, std::vector<IpiSend>> by_sender_;
-    std::size_t in_flight_ = 0;  // sends in by_sender_: most events find none
+    std::vector<std::vector<IpiSend>> by_sender_;            // by vCPU slot
+    std::vector<std::pair<std::int32_t, VcpuSlot>> by_tid_;  // sorted: a sender's thread → its slot
+    std::size_t in_flight_ = 0;                              // most events find none
 };
 
 }  // namespace irqflow::replay

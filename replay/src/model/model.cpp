@@ -3,22 +3,18 @@
 #include "model.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 
 #include "irqflow/capture/exit_reasons.hpp"
 #include "registers.hpp"
 
 namespace irqflow::replay {
-namespace {
-
-constexpr std::int64_t kResetVector = 0xfff0;  // where a vCPU starts after reset (CS:IP f000:fff0)
-
-}  // namespace
-
 Model::Model(const Trace& t) {
     for (const auto& vm : t.vms) {
         VmModel m;
         m.id = vm.id;
-        auto& dense = dense_.emplace_back();
+        auto& dense = m.by_id;
         for (const auto& c : vm.vcpus) {
             if (c.id.value() < 0) continue;  // cannot be named by any event
             const VcpuSlot slot(static_cast<std::int32_t>(vcpus_.size()));
@@ -40,14 +36,14 @@ Model::Model(const Trace& t) {
         vms_.push_back(std::move(m));
     }
     std::sort(sparse_.begin(), sparse_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<Tid> threads;
+    for (const auto& v : vcpus_) threads.push_back(v.tid);
+    ipis_ = IpisInFlight(threads);
 }
 
-Effect Model::decide(const Event& e) const {
+Effect Model::decide_vm_event(const Event& e) const {
     Effect fx;
     switch (e.kind) {
-    case EventKind::Lost:
-    case EventKind::ApicvInhibitChanged:
-    case EventKind::IoapicSetIrq: return fx;  // VM-wide
     case EventKind::ApicAcceptIrq: {
         fx.vector = static_cast<int>(e.get(slot::accept_vec).value_or(0));
         fx.level = e.get(slot::accept_tm).value_or(0) != 0;
@@ -75,51 +71,39 @@ Effect Model::decide(const Event& e) const {
         fx.vcpu = vcpu_by_apic(e.vm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)));
         fx.outcome = Outcome::AcceptPosted;
         return fx;
-    default: break;
+    default: return fx;  // lost events, APICv inhibits, IOAPIC routes: VM-wide
     }
-    if (e.kind == EventKind::Entry) {
-        const VmModel* vm = this->vm(e.vm);
-        fx.starts_vm = vm && !vm->started;
-        fx.boots_vm = fx.starts_vm && e.get(slot::entry_rip) == kResetVector;
-    }
-    fx.vcpu = own_vcpu(e);
-    if (fx.vcpu == kNoVcpu) return fx;
-    const VcpuModel& v = vcpu(fx.vcpu);
-    fx.known = v.synced || fx.boots_vm;
-    switch (e.kind) {
-    case EventKind::InjVirq: {
-        const int vec = fx.vector = static_cast<int>(e.get(slot::inj_vector).value_or(-1));
-        // Kernels before the `reinjected` field: the same vector right after an exit whose
-        // exit_int_info shows its delivery was cut short is a re-injection.
-        const auto flag = e.get(slot::inj_reinjected);
-        if (e.get(slot::inj_soft).value_or(0)) fx.outcome = Outcome::InjectSoft;
-        else if (flag ? *flag != 0 : vec == v.interrupted_vector) fx.outcome = Outcome::Reinject;
-        else if (vec < 0 || vec >= apic::kVectors) fx.outcome = Outcome::InjectBadVector;
-        // Not pending in the local APIC while the 8259 can deliver to this vCPU (APIC
-        // software-disabled, or LVT0 in ExtINT mode) and the vector is one the PIC was
-        // programmed with: an ExtINT delivery, acknowledged by the PIC.
-        else if (!v.lapic.irr().test(vec) && (!v.lapic.software_enabled() || v.lapic.lvt0_extint()) && vm(v.vm)->pic.delivers(vec))
-            fx.outcome = Outcome::InjectExtInt;
-        else fx.outcome = v.synic.auto_eoi(vec) ? Outcome::InjectedAutoEoi : Outcome::Injected;
-        break;
-    }
-    case EventKind::Eoi: {
-        const int vec = fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
-        fx.outcome = vec < 0 ? Outcome::EoiNothing : vec >= apic::kVectors ? Outcome::EoiBadVector : Outcome::Eoi;
-        break;
-    }
-    case EventKind::PvEoi:
-        fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
-        fx.pv_eoi = v.pv_eoi.peek_use();
-        break;
-    default: break;
-    }
-    return fx;
 }
 
-void Model::commit(const Event& e, const Effect& fx) {
-    completed_.clear();
-    sent_ = nullptr;
+void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) const {
+    const int vec = fx.vector = static_cast<int>(e.get(slot::inj_vector).value_or(-1));
+    // Kernels before the `reinjected` field: the same vector right after an exit whose
+    // exit_int_info shows its delivery was cut short is a re-injection.
+    const auto flag = e.get(slot::inj_reinjected);
+    if (e.get(slot::inj_soft).value_or(0)) fx.outcome = Outcome::InjectSoft;
+    else if (flag ? *flag != 0 : vec == v.interrupted_vector) fx.outcome = Outcome::Reinject;
+    else if (vec < 0 || vec >= apic::kVectors) fx.outcome = Outcome::InjectBadVector;
+    // Not pending in the local APIC while the 8259 can deliver to this vCPU (APIC
+    // software-disabled, or LVT0 in ExtINT mode) and the vector is one the PIC was
+    // programmed with: an ExtINT delivery, acknowledged by the PIC.
+    else if (!v.lapic.irr().test(vec) && (!v.lapic.software_enabled() || v.lapic.lvt0_extint()) && vm(v.vm)->pic.delivers(vec))
+        fx.outcome = Outcome::InjectExtInt;
+    else fx.outcome = v.synic.auto_eoi(vec) ? Outcome::InjectedAutoEoi : Outcome::Injected;
+    if (fx.outcome != Outcome::Injected && fx.outcome != Outcome::InjectedAutoEoi) return;
+    fx.pending = v.lapic.irr().test(vec);
+    fx.deliverable = v.lapic.deliverable();
+    // The vector KVM should have injected: the highest deliverable one — unless that one
+    // raced in from another CPU since the vCPU's last exit (KVM may have looked before it
+    // landed) and the injected vector is the highest deliverable without the racers.
+    fx.expected = fx.deliverable;
+    if (fx.deliverable != vec && fx.deliverable >= 0 && v.racing.test(fx.deliverable)) {
+        VectorSet without = v.lapic.irr().minus(v.racing);
+        if (v.racing.test(vec)) without.set(vec);
+        if (apic_deliverable(without, v.lapic.ppr()) == vec) fx.expected = vec;
+    }
+}
+
+void Model::commit_vm_event(const Event& e, const Effect& fx) {
     switch (e.kind) {
     case EventKind::Lost:  // anything could have happened on that CPU: every vCPU may have run there
         unsync_all();
@@ -143,48 +127,30 @@ void Model::commit(const Event& e, const Effect& fx) {
     case EventKind::ApicvAcceptIrq:
         if (fx.vcpu != kNoVcpu) vcpus_[static_cast<std::size_t>(fx.vcpu.value())].synced = false;
         return;
-    default: break;
-    }
-    if (e.kind == EventKind::Entry) commit_entry(e, fx);
-    if (fx.vcpu == kNoVcpu) return;
-    VcpuModel& v = vcpus_[static_cast<std::size_t>(fx.vcpu.value())];
-    ++v.thread_events;
-    switch (e.kind) {
-    case EventKind::InjVirq: commit_inject(e, fx, v); break;
-    case EventKind::Eoi:
-        v.last_eoi_vector = fx.vector;
-        if (fx.outcome == Outcome::EoiNothing) v.lapic.eoi_nothing();
-        else if (fx.outcome == Outcome::Eoi) v.lapic.eoi(fx.vector);
-        if (fx.outcome != Outcome::EoiBadVector) v.pv_eoi.eoi();
-        break;
-    case EventKind::PvEoi: v.pv_eoi.use(); break;
-    case EventKind::Exit: commit_exit(e, v); break;
-    case EventKind::Msr: commit_msr(e, v); break;
-    case EventKind::Apic:
-        if (e.get(slot::apic_rw) == 1) v.lapic.write_register(e.get(slot::apic_reg).value_or(0), e.get(slot::apic_val).value_or(0));
-        break;
-    case EventKind::Hypercall:
-        if (e.get(slot::hc_nr) == hypercall::kSendIpi) send_pv_ipi(e, v);
-        break;
-    case EventKind::ApicIpi: send_icr(e, v); break;
-    case EventKind::HvSendIpi:
-    case EventKind::HvSendIpiEx: send_hv_ipi(e, v); break;
-    case EventKind::VcpuWakeup:
-        // The vCPU really blocked after HLT. KVM blocks only with nothing deliverable, so
-        // every pending vector now was accepted since that HLT (and is in the trace); and
-        // Linux halts only outside interrupt handlers, so nothing is in service.
-        if (!v.synced && v.in_hlt && e.get(slot::wakeup_waited).value_or(0) == 1 && !vm(v.vm)->apicv_active) {
-            v.lapic.idle_since(v.accepted_since_hlt);
-            v.pv_eoi.eoi();
-            v.synced = true;
-        }
-        break;
-    case EventKind::Pio:
-        if (e.get(slot::pio_rw) == 1) vm_mut(v.vm)->pic.write_port(e.get(slot::pio_port).value_or(0), e.get(slot::pio_val).value_or(0));
-        break;
-    default: break;
+    default: return;
     }
 }
+
+// The vCPU really blocked after HLT. KVM blocks only with nothing deliverable, so every
+// pending vector now was accepted since that HLT (and is in the trace); and Linux halts
+// only outside interrupt handlers, so nothing is in service.
+void Model::commit_wakeup(const Event& e, VcpuModel& v) {
+    if (v.synced || !v.in_hlt || e.get(slot::wakeup_waited).value_or(0) != 1 || vm(v.vm)->apicv_active) return;
+    v.lapic.idle_since(v.accepted_since_hlt);
+    v.pv_eoi.eoi();
+    v.synced = true;
+}
+
+namespace {
+using Apply = Effect (Model::*)(const Event&);
+template <std::size_t... K>
+constexpr std::array<Apply, sizeof...(K)> apply_table(std::index_sequence<K...>) {
+    return {&Model::apply_as<static_cast<EventKind>(K)>...};
+}
+constexpr auto kApply = apply_table(std::make_index_sequence<static_cast<std::size_t>(EventKind::Count_)>());
+}  // namespace
+
+Effect Model::apply(const Event& e) { return (this->*kApply[static_cast<std::size_t>(e.kind)])(e); }
 
 void Model::commit_accept(const Event& e, const Effect& fx) {
     const int dm = static_cast<int>(e.get(slot::accept_dm).value_or(0));
@@ -221,6 +187,7 @@ void Model::commit_inject(const Event&, const Effect& fx, VcpuModel& v) {
 }
 
 void Model::commit_entry(const Event& e, const Effect& fx) {
+    completed_.clear();
     if (fx.starts_vm) {
         VmModel* vm = vm_mut(e.vm);
         vm->started = true;
@@ -233,7 +200,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     }
     if (fx.vcpu == kNoVcpu) return;
     VcpuModel& v = vcpus_[static_cast<std::size_t>(fx.vcpu.value())];
-    ipis_.complete(v.tid, completed_);
+    ipis_.complete(fx.vcpu, completed_);
     if (e.get(slot::entry_rip) == kResetVector && (!v.lapic.isr().empty() || !v.lapic.irr().empty() || !v.synced)) {
         // entering at the reset vector: a (re)booted vCPU, its local APIC freshly reset
         v.lapic.reset();
@@ -242,20 +209,22 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     }
     v.in_hlt = false;
     // IRR counts as empty for PV EOI arming if only vectors racing in from other CPUs are there.
-    const bool settled_empty = v.lapic.irr().minus(v.racing).empty();
+    const bool settled_empty = v.lapic.irr().subset_of(v.racing);
     const int cached = v.pv_eoi.isr_cache();
     v.pv_eoi.before_entry(settled_empty, settled_empty && cached >= 0 && ioapic_handles(v, cached),
                           !v.lapic.irr().empty() && v.lapic.deliverable() < 0);
 }
 
 void Model::commit_exit(const Event& e, VcpuModel& v) {
-    ipis_.complete(v.tid, completed_);
+    ipis_.complete(VcpuSlot(static_cast<std::int32_t>(&v - vcpus_.data())), completed_);
     v.racing.reset();
     v.interrupted_vector = apic::interrupted_delivery(e.get(slot::exit_intr_info).value_or(0));
-    if (exit_class(e) == ExitClass::Hlt) {
+    const auto k = exit_class(e);
+    if (k == ExitClass::Hlt) {
         v.in_hlt = true;
         v.accepted_since_hlt.reset();
     }
+    if (k == ExitClass::Hlt || k == ExitClass::InterruptWindow) ++v.windows_opened;
 }
 
 void Model::commit_msr(const Event& e, VcpuModel& v) {

@@ -15,6 +15,7 @@
 #include "kvm_pv_eoi.hpp"
 #include "lapic.hpp"
 #include "pic8259.hpp"
+#include "registers.hpp"
 #include "synic.hpp"
 
 namespace irqflow::replay {
@@ -31,6 +32,7 @@ struct VcpuModel {
     bool synced = false;             // the state provably matches the guest's
     bool in_hlt = false;             // the last exit was HLT, no entry since
     VectorSet accepted_since_hlt;    // what arrived since that HLT
+    std::uint64_t windows_opened = 0;  // HLT and interrupt-window exits: times the guest could take an interrupt
     // Accepted by another thread since this vCPU's last exit: KVM may or may not have
     // seen them when it chose what to inject and whether to arm PV EOI (the tracepoints
     // race across CPUs).
@@ -38,12 +40,12 @@ struct VcpuModel {
     int interrupted_vector = -1;     // the last exit cut this vector's delivery short (exit_int_info)
     int last_extint_vector = -1;     // the last injection was this 8259 vector (re-injected outside ISR too)
     int last_eoi_vector = -2;        // of the last kvm_eoi on its thread (-1: nothing in service; -2: none yet)
-    std::uint64_t thread_events = 0; // events seen on this vCPU's thread (what came "right before")
 };
 
 struct VmModel {
     VmId id = kUnknownVm;
     std::vector<VcpuSlot> vcpus;  // in the trace's vCPU order
+    std::vector<VcpuSlot> by_id;  // vCPU id → slot, for ids below Model::kDenseIds
     Ioapic ioapic;
     Pic8259 pic;
     bool started = false;         // its first kvm_entry was seen
@@ -56,39 +58,89 @@ class Model {
 public:
     explicit Model(const Trace& trace);
 
-    // What `e` will do, from the state before it. No change.
-    Effect decide(const Event& e) const;
-    // Makes the change `fx` (from decide) describes. IPIs the event completes are left
-    // in completed() until the next commit.
-    void commit(const Event& e, const Effect& fx);
-    Effect apply(const Event& e) {
-        const Effect fx = decide(e);
-        commit(e, fx);
-        return fx;
-    }
-    // Whether decide/commit do anything with this kind of event beyond noting it on its
-    // vCPU's thread (Model::thread_event does that alone, faster).
-    static constexpr bool models(EventKind k) {
-        switch (k) {
-        case EventKind::Lost: case EventKind::ApicvInhibitChanged: case EventKind::IoapicSetIrq:
-        case EventKind::ApicAcceptIrq: case EventKind::ApicvAcceptIrq: case EventKind::Entry: case EventKind::Exit:
-        case EventKind::InjVirq: case EventKind::Eoi: case EventKind::PvEoi: case EventKind::Msr: case EventKind::Apic:
-        case EventKind::Hypercall: case EventKind::ApicIpi: case EventKind::HvSendIpi: case EventKind::HvSendIpiEx:
-        case EventKind::VcpuWakeup: case EventKind::Pio: return true;
-        default: return false;
+    // What an event of kind K will do, from the state before it. No change. (Per kind,
+    // so the engine's handler of each kind compiles to only what that kind does.)
+    template <EventKind K>
+    [[gnu::always_inline]] Effect decide(const Event& e) const {
+        if constexpr (!own_thread_kind(K)) {
+            return decide_vm_event(e);
+        } else {
+            Effect fx;
+            const VmModel* m = vm(e.vm);
+            if constexpr (K == EventKind::Entry) {
+                fx.starts_vm = m && !m->started;
+                fx.boots_vm = fx.starts_vm && e.get(slot::entry_rip) == kResetVector;
+            }
+            fx.vcpu = own_vcpu(e, m);
+            if (fx.vcpu == kNoVcpu) return fx;
+            const VcpuModel& v = vcpu(fx.vcpu);
+            fx.known = v.synced || fx.boots_vm;
+            fx.checkable = v.synced && !m->apicv_active;
+            if constexpr (K == EventKind::InjVirq) classify_injection(e, v, fx);
+            if constexpr (K == EventKind::Eoi) {
+                fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
+                fx.outcome = fx.vector < 0 ? Outcome::EoiNothing : fx.vector >= apic::kVectors ? Outcome::EoiBadVector : Outcome::Eoi;
+            }
+            if constexpr (K == EventKind::PvEoi) {
+                fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
+                fx.pv_eoi = v.pv_eoi.peek_use();
+            }
+            return fx;
         }
     }
-    // The whole of decide + commit for a kind that models() says nothing about: the
-    // vCPU whose thread emitted it, which notes one more event.
-    VcpuSlot thread_event(const Event& e) {
-        const VcpuSlot s = own_vcpu(e);
-        if (s != kNoVcpu) ++vcpus_[static_cast<std::size_t>(s.value())].thread_events;
-        return s;
+    // Makes the change `fx` (from decide) describes. The IPIs an entry or exit
+    // completes are left in completed() until the next entry or exit.
+    template <EventKind K>
+    [[gnu::always_inline]] void commit(const Event& e, const Effect& fx) {
+        if constexpr (!own_thread_kind(K)) {
+            commit_vm_event(e, fx);
+        } else if constexpr (K == EventKind::Entry) {
+            commit_entry(e, fx);
+        } else {
+            if constexpr (K == EventKind::Exit) completed_.clear();
+            if (fx.vcpu == kNoVcpu) return;
+            VcpuModel& v = vcpus_[static_cast<std::size_t>(fx.vcpu.value())];
+            if constexpr (K == EventKind::Exit) commit_exit(e, v);
+            if constexpr (K == EventKind::InjVirq) commit_inject(e, fx, v);
+            if constexpr (K == EventKind::Eoi) {
+                v.last_eoi_vector = fx.vector;
+                if (fx.outcome == Outcome::EoiNothing) v.lapic.eoi_nothing();
+                else if (fx.outcome == Outcome::Eoi) v.lapic.eoi(fx.vector);
+                if (fx.outcome != Outcome::EoiBadVector) v.pv_eoi.eoi();
+            }
+            if constexpr (K == EventKind::PvEoi) v.pv_eoi.use();
+            if constexpr (K == EventKind::Msr) commit_msr(e, v);
+            if constexpr (K == EventKind::Apic)
+                if (e.get(slot::apic_rw) == 1) v.lapic.write_register(e.get(slot::apic_reg).value_or(0), e.get(slot::apic_val).value_or(0));
+            if constexpr (K == EventKind::Hypercall) {
+                sent_ = nullptr;
+                if (e.get(slot::hc_nr) == hypercall::kSendIpi) send_pv_ipi(e, v);
+            }
+            if constexpr (K == EventKind::ApicIpi) {
+                sent_ = nullptr;
+                send_icr(e, v);
+            }
+            if constexpr (K == EventKind::HvSendIpi || K == EventKind::HvSendIpiEx) {
+                sent_ = nullptr;
+                send_hv_ipi(e, v);
+            }
+            if constexpr (K == EventKind::VcpuWakeup) commit_wakeup(e, v);
+            if constexpr (K == EventKind::Pio)
+                if (e.get(slot::pio_rw) == 1) vm_mut(v.vm)->pic.write_port(e.get(slot::pio_port).value_or(0), e.get(slot::pio_val).value_or(0));
+        }
     }
+    template <EventKind K>
+    Effect apply_as(const Event& e) {
+        const Effect fx = decide<K>(e);
+        commit<K>(e, fx);
+        return fx;
+    }
+    // Any kind: decide and commit (the inspector's replayer, tests).
+    Effect apply(const Event& e);
     // The end of the trace: every IPI in flight is complete.
     void finish();
     std::span<const IpiSend> completed() const { return completed_; }
-    // The send the last commit recorded (an ICR write, PV IPI or Hyper-V IPI), or null.
+    // The send the last IPI-sending commit recorded (an ICR write, PV IPI or Hyper-V IPI), or null.
     const IpiSend* sent() const { return sent_; }
 
     std::size_t vcpu_count() const { return vcpus_.size(); }
@@ -117,16 +169,19 @@ public:
 
 private:
     // The vCPU whose thread emitted `e`: attributed to it, and from its own thread.
-    VcpuSlot own_vcpu(const Event& e) const {
-        const VmModel* vm = this->vm(e.vm);
+    [[gnu::always_inline]] VcpuSlot own_vcpu(const Event& e, const VmModel* vm) const {
         const auto id = e.vcpu.value();
         if (!vm || id < 0) return kNoVcpu;
         VcpuSlot s = kNoVcpu;
-        const auto& dense = dense_[static_cast<std::size_t>(vm - vms_.data())];
-        if (static_cast<std::size_t>(id) < dense.size()) s = dense[static_cast<std::size_t>(id)];
+        if (static_cast<std::size_t>(id) < vm->by_id.size()) s = vm->by_id[static_cast<std::size_t>(id)];
         else if (id >= kDenseIds) s = find_sparse(e.vm, id);
         return s != kNoVcpu && vcpu(s).tid == e.tid ? s : kNoVcpu;
     }
+    static constexpr std::int64_t kResetVector = 0xfff0;  // where a vCPU starts after reset (CS:IP f000:fff0)
+    Effect decide_vm_event(const Event& e) const;
+    void classify_injection(const Event& e, const VcpuModel& v, Effect& fx) const;
+    void commit_vm_event(const Event& e, const Effect& fx);
+    void commit_wakeup(const Event& e, VcpuModel& v);
     const VmModel* find_vm(VmId id) const;
     VcpuSlot find_sparse(VmId vm, std::int32_t id) const;
     VmModel* vm_mut(VmId id);
@@ -140,14 +195,18 @@ private:
     void send_icr(const Event& e, VcpuModel& v);
     void send_pv_ipi(const Event& e, VcpuModel& v);
     void send_hv_ipi(const Event& e, VcpuModel& v);
+    void add_send(const VcpuModel& v, IpiSend s) {
+        const VcpuSlot slot(static_cast<std::int32_t>(&v - vcpus_.data()));
+        ipis_.add(slot, std::move(s));
+        sent_ = &ipis_.last(slot);
+    }
 
     std::vector<VcpuModel> vcpus_;
     std::vector<VmModel> vms_;
     static constexpr std::int64_t kDenseIds = 4096;  // KVM's limit on vCPU ids on x86
-    // (vm, vcpu id) → slot: dense below kDenseIds, sorted pairs beyond.
-    std::vector<std::vector<VcpuSlot>> dense_;  // by VM slot
+    // (vm, vcpu id) → slot beyond kDenseIds (VmModel::by_id below), sorted.
     std::vector<std::pair<std::int64_t, VcpuSlot>> sparse_;
-    IpisInFlight ipis_;
+    IpisInFlight ipis_{{}};
     std::vector<IpiSend> completed_;
     const IpiSend* sent_ = nullptr;
 };

@@ -82,7 +82,7 @@ void Model::send_icr(const Event& e, VcpuModel& v) {
         }
     }
     if (s.lowest_priority) s.exact = false;
-    sent_ = &ipis_.add(v.tid, std::move(s));
+    add_send(v, std::move(s));
 }
 
 void Model::send_pv_ipi(const Event& e, VcpuModel& v) {
@@ -105,7 +105,7 @@ void Model::send_pv_ipi(const Event& e, VcpuModel& v) {
         const std::uint32_t id = base + static_cast<std::uint32_t>(i);
         if (vcpu_by_apic(v.vm, id) != kNoVcpu) s.expected.insert(id);
     }
-    sent_ = &ipis_.add(v.tid, std::move(s));
+    add_send(v, std::move(s));
 }
 
 void Model::send_hv_ipi(const Event& e, VcpuModel& v) {
@@ -126,7 +126,7 @@ void Model::send_hv_ipi(const Event& e, VcpuModel& v) {
     } else {
         s.exact = false;  // _ex: the sparse banks are not in the trace
     }
-    sent_ = &ipis_.add(v.tid, std::move(s));
+    add_send(v, std::move(s));
 }
 
 }  // namespace irqflow::replay

@@ -23,7 +23,7 @@ void Coverage::injection(const Effect& fx, const Model& m) {
     case Outcome::InjectExtInt: ++st_.extint_injections; break;
     case Outcome::Injected:
     case Outcome::InjectedAutoEoi:
-        st_.injections_checked += m.checkable(fx.vcpu);
+        st_.injections_checked += fx.checkable;
         if (fx.outcome == Outcome::InjectedAutoEoi) ++st_.auto_eoi_injections;
         else st_.max_nesting = std::max(st_.max_nesting, m.vcpu(fx.vcpu).lapic.isr().count());
         break;

@@ -11,9 +11,6 @@ ResolvedEoi EoiPaths::resolve(VcpuSlot v, EoiPath p) {
 }
 
 ResolvedEoi EoiPaths::decide(const Event& e, const Effect& fx) {
-    const bool decides = e.kind == EventKind::Msr || e.kind == EventKind::Entry || e.kind == EventKind::Exit ||
-                         e.kind == EventKind::InjVirq || e.kind == EventKind::Eoi;
-    if (!decides) return {};
     EoiPath p = state_[static_cast<std::size_t>(fx.vcpu.value())].mmio_eoi_write ? EoiPath::XapicMmio : EoiPath::Other;
     if (e.kind == EventKind::Msr && e.get(slot::msr_write) == 1) {
         const auto ecx = e.get(slot::msr_ecx).value_or(0);

@@ -23,8 +23,12 @@ struct ResolvedEoi {
 class EoiPaths {
 public:
     EoiPaths(std::size_t vcpus, ReplayStats& st) : state_(vcpus), st_(st) {}
-    // Before the model applies an event of the vCPU's own thread: it may decide the
-    // path of the EOI before it.
+    // The kinds of event that decide the path of an EOI before them: what follows an
+    // EOI on its thread up to the next entry, exit, injection or EOI.
+    static constexpr bool decides(EventKind k) {
+        return k == EventKind::Msr || k == EventKind::Entry || k == EventKind::Exit || k == EventKind::InjVirq || k == EventKind::Eoi;
+    }
+    // Before the model applies an event of a deciding kind on the vCPU's own thread.
     ResolvedEoi before(const Event& e, const Effect& fx) {
         if (state_[static_cast<std::size_t>(fx.vcpu.value())].pending < 0) return {};
         return decide(e, fx);

@@ -4,11 +4,11 @@
 
 namespace irqflow::replay {
 
-std::uint64_t icr_writes_for(const VmModel& vm, const std::set<std::uint32_t>& dests) {
+std::uint64_t icr_writes_for(const VmModel& vm, const ApicIdSet& dests) {
     if (dests.empty()) return 0;
     if (vm.x2apic) {
         if (!vm.x2apic_cluster) return dests.size();
-        std::set<std::uint32_t> clusters;
+        ApicIdSet clusters;
         for (auto id : dests) clusters.insert(apic::x2apic_cluster_of(id));
         return clusters.size();
     }

@@ -1,7 +1,6 @@
 // IPIs: sends by kind, the ones judged complete, the exits PV IPI hypercalls saved,
 // and each send with its destinations (ReplayResult::ipis, with collect_details).
 #pragma once
-#include <set>
 #include <vector>
 
 #include "../model/model.hpp"
@@ -13,7 +12,7 @@ namespace irqflow::replay {
 // mode: x2APIC physical one MSR write per destination, x2APIC cluster (the guest was
 // seen addressing logically) one per cluster; xAPIC an ICR2+ICR pair (two exits) per
 // destination, one pair in all when the guest addresses logically.
-std::uint64_t icr_writes_for(const VmModel& vm, const std::set<std::uint32_t>& dests);
+std::uint64_t icr_writes_for(const VmModel& vm, const ApicIdSet& dests);
 
 class IpiStats {
 public:

@@ -19,24 +19,48 @@ class Observers {
 public:
     Observers(const Model& m, const ReplayOptions& o, ReplayResult& r);
     const Evidence& evidence() const { return evidence_; }
-    // Whether before/after do anything with this kind beyond what thread_event does.
-    static constexpr bool handles(EventKind k) {
-        switch (k) {
-        case EventKind::Lost: case EventKind::ApicAcceptIrq: case EventKind::InjVirq: case EventKind::Eoi: case EventKind::PvEoi:
-        case EventKind::Entry: case EventKind::Exit: case EventKind::Msr: case EventKind::Mmio: case EventKind::ApicIpi:
-        case EventKind::Hypercall: case EventKind::HvSendIpi: case EventKind::HvSendIpiEx: return true;
-        default: return false;
+    // Around Model::commit, per event kind (compiled per kind: most kinds concern no
+    // observer beyond the counts).
+    template <EventKind K>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const Model& m) {
+        constexpr bool own = own_thread_kind(K);
+        coverage_.event(own ? fx.vcpu : kNoVcpu, fx.known);
+        if constexpr (K == EventKind::ApicIpi || K == EventKind::Hypercall) pv_ipi_cf_.learn(e, m);
+        if constexpr (own) {
+            if (fx.vcpu == kNoVcpu) {
+                if constexpr (K == EventKind::InjVirq || K == EventKind::Eoi) coverage_.foreign(e);
+                return;
+            }
+            if constexpr (EoiPaths::decides(K))
+                if (const auto r = eoi_paths_.before(e, fx)) resolved(r, m);
+            if constexpr (!PvIpiCounterfactual::always_part_of_run(K)) pv_ipi_cf_.before(e, fx.vcpu, m);
         }
     }
-    // The whole of before + after for a kind handles() says nothing about, from the
-    // vCPU's thread `v` (or none).
-    void thread_event(const Event& e, VcpuSlot v, const Model& m) {
-        coverage_.event(v, v != kNoVcpu && m.vcpu(v).synced);
-        if (v != kNoVcpu) pv_ipi_cf_.before(e, v, m);
+    template <EventKind K>
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const Model& m) {
+        if constexpr (K == EventKind::Lost) {
+            coverage_.gap();
+            eoi_paths_.lost();
+        } else if constexpr (K == EventKind::ApicAcceptIrq) {
+            if (fx.outcome != Outcome::Accepted) return;
+            coverage_.accepted(fx);
+            evidence_.accepted(e, fx);
+        } else if constexpr (own_thread_kind(K)) {
+            if (fx.vcpu == kNoVcpu) return;
+            if constexpr (K == EventKind::InjVirq) injection(e, fx, m);
+            if constexpr (K == EventKind::Eoi) eoi(e, fx, m);
+            if constexpr (K == EventKind::PvEoi) resolved(eoi_paths_.pv_eoi(fx), m);
+            if constexpr (K == EventKind::Entry) eoi_paths_.entry(fx);
+            if constexpr (K == EventKind::Exit) exits_.exit(e);
+            if constexpr (K == EventKind::Mmio) eoi_paths_.mmio(e, fx);
+            if constexpr (K == EventKind::ApicIpi) {
+                ipis_.icr_write();
+                pv_ipi_cf_.icr_write(e, fx, m);
+            }
+            if constexpr (K == EventKind::Hypercall) ipis_.hypercall(m);
+            if constexpr (K == EventKind::HvSendIpi || K == EventKind::HvSendIpiEx) ipis_.hv_ipi();
+        }
     }
-    // Around Model::commit.
-    void before(const Event& e, const Effect& fx, const Model& m);
-    void after(const Event& e, const Effect& fx, const Model& m);
     // An IPI whose deliveries are all in.
     void on_ipi(const IpiSend& s) { ipis_.on_ipi(s); }
     // The end of the trace, in two steps: EOIs still undecided (before the model's
@@ -46,6 +70,8 @@ public:
 
 private:
     void resolved(const ResolvedEoi& r, const Model& m);
+    void injection(const Event& e, const Effect& fx, const Model& m);
+    void eoi(const Event& e, const Effect& fx, const Model& m);
     ReplayResult& r_;
     Coverage coverage_;
     Evidence evidence_;

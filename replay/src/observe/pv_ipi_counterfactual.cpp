@@ -17,15 +17,9 @@ constexpr std::uint32_t kPvIpiWindow = 128;  // APIC ids one hypercall's bitmap 
 // their exits bring with them.
 bool part_of_icr_run(const Event& e) {
     switch (e.kind) {
-    case EventKind::Entry:
-    case EventKind::ApicIpi:
-    case EventKind::Apic:
-    case EventKind::Mmio:
-    case EventKind::PageFault:
-    case EventKind::Other: return true;
     case EventKind::Exit: return exit_class(e) == ExitClass::ApicWrite;
     case EventKind::Msr: return e.get(slot::msr_ecx) == apic::kMsrIcr;
-    default: return false;
+    default: return PvIpiCounterfactual::always_part_of_run(e.kind);
     }
 }
 
@@ -70,7 +64,7 @@ void PvIpiCounterfactual::close(Group& g, const VcpuModel& v, const Model& m) {
     const bool mask_send = g.writes >= 2 && g.dests.size() == static_cast<std::size_t>(g.writes) &&
                            mask_vectors_[static_cast<std::size_t>(m.vm_index(v.vm))].test(g.vector);
     if (mask_send || (!vm.x2apic && g.writes == 1)) {
-        std::set<std::uint32_t> windows;  // one hypercall per 128-id window the destinations span
+        ApicIdSet windows;  // one hypercall per 128-id window the destinations span
         const std::uint32_t base = g.dests.empty() ? 0 : *g.dests.begin();
         for (auto id : g.dests) windows.insert((id - base) / kPvIpiWindow);
         const auto exits = vm.x2apic ? static_cast<std::uint64_t>(g.writes) : 2ULL * static_cast<std::uint64_t>(g.writes);

@@ -8,7 +8,6 @@
 // guests only for several destinations.
 #pragma once
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "../model/model.hpp"
@@ -21,6 +20,12 @@ public:
     PvIpiCounterfactual(const Model& m, ReplayStats& st) : groups_(m.vcpu_count()), mask_vectors_(m.vm_count()), st_(st) {}
     // Every ICR write and hypercall: what the guest sends to masks.
     void learn(const Event& e, const Model& m);
+    // The kinds that never end a run of ICR writes (the writes themselves and what their
+    // exits bring along); exits and MSR accesses depend on which.
+    static constexpr bool always_part_of_run(EventKind k) {
+        return k == EventKind::Entry || k == EventKind::ApicIpi || k == EventKind::Apic || k == EventKind::Mmio ||
+               k == EventKind::PageFault || k == EventKind::Other;
+    }
     // Before the model applies an event of the vCPU's own thread: anything but the
     // writes and their exits ends the run.
     void before(const Event& e, VcpuSlot v, const Model& m) {
@@ -36,7 +41,7 @@ private:
     struct Group {
         std::int64_t last_ts = 0;
         int vector = -1, dm = -1;
-        std::set<std::uint32_t> dests;
+        ApicIdSet dests;
         int writes = 0;
     };
     void close(Group& g, const VcpuModel& v, const Model& m);

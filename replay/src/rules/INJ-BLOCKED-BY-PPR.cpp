@@ -12,9 +12,8 @@ public:
     InjBlockedByPpr(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!injection::judged(fx, c) || fx.vector < apic::kFirstLegalVector) return;
+        if (!injection::judged(fx) || !fx.pending || fx.deliverable >= 0) return;
         const auto& v = c.model.vcpu(fx.vcpu);
-        if (!v.lapic.irr().test(fx.vector) || v.lapic.deliverable() >= 0) return;
         report(c, e, v, "no injection: PPR " + vec_str(v.lapic.ppr()) + " blocks IRR " + set_str(v.lapic.irr()),
                "injection of " + vec_str(fx.vector), injection::accept_of(c, fx.vcpu, fx.vector));
     }

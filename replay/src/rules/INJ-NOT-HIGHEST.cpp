@@ -12,12 +12,9 @@ public:
     InjNotHighest(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!injection::judged(fx, c) || fx.vector < apic::kFirstLegalVector) return;
+        if (!injection::judged(fx) || !fx.pending || fx.expected < 0 || fx.expected == fx.vector) return;
         const auto& v = c.model.vcpu(fx.vcpu);
-        if (!v.lapic.irr().test(fx.vector)) return;
-        const int expected = injection::expected(v, fx.vector);
-        if (expected < 0 || expected == fx.vector) return;
-        report(c, e, v, "injection of " + vec_str(expected) + " (highest deliverable in IRR " + set_str(v.lapic.irr()) + ")",
+        report(c, e, v, "injection of " + vec_str(fx.expected) + " (highest deliverable in IRR " + set_str(v.lapic.irr()) + ")",
                "injection of " + vec_str(fx.vector), injection::accept_of(c, fx.vcpu, fx.vector));
     }
 };

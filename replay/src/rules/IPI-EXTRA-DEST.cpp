@@ -21,7 +21,7 @@ public:
             return;
         }
         if (!s.exact) return;
-        std::set<std::uint32_t> extra;
+        ApicIdSet extra;
         for (auto id : s.received)
             if (!s.expected.count(id)) extra.insert(id);
         if (!extra.empty())

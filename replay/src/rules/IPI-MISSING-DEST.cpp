@@ -21,7 +21,7 @@ public:
             return;
         }
         if (!s.exact) return;
-        std::set<std::uint32_t> missing;
+        ApicIdSet missing;
         for (auto id : s.expected)
             if (!s.received.count(id)) missing.insert(id);
         if (!missing.empty())

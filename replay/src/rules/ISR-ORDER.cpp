@@ -12,9 +12,8 @@ public:
     IsrOrder(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!injection::judged(fx, c) || fx.vector < apic::kFirstLegalVector) return;
+        if (!injection::judged(fx) || !fx.pending || fx.deliverable < 0 || fx.expected != fx.vector) return;
         const auto& v = c.model.vcpu(fx.vcpu);
-        if (!v.lapic.irr().test(fx.vector) || v.lapic.deliverable() < 0 || injection::expected(v, fx.vector) != fx.vector) return;
         const int top = v.lapic.isr().highest();
         if (top < 0 || priority_class(fx.vector) > priority_class(top)) return;
         report(c, e, v, "a vector of a class above " + vec_str(top), "nested injection of " + vec_str(fx.vector),

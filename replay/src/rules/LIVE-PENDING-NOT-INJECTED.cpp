@@ -8,7 +8,6 @@
 
 #include "check.hpp"
 #include "finding_text.hpp"
-#include "irqflow/capture/exit_reasons.hpp"
 
 namespace irqflow::replay {
 namespace {
@@ -16,28 +15,26 @@ namespace {
 class LivePendingNotInjected final : public Check {
 public:
     LivePendingNotInjected(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
-    Subscriptions subscriptions() const override { return {{}, {EventKind::Entry, EventKind::Exit}, false}; }
+    Subscriptions subscriptions() const override { return {{}, {EventKind::Entry}, false}; }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
-        if (e.kind == EventKind::Exit) {
-            const auto k = exit_class(e);
-            if (k == ExitClass::Hlt || k == ExitClass::InterruptWindow) ++s.windows;
-            return;
-        }
         const auto& v = c.model.vcpu(fx.vcpu);
-        const int d = v.synced ? v.lapic.deliverable() : -1;
+        const int d = v.synced && !v.lapic.irr().empty() ? v.lapic.deliverable() : -1;  // IRR is mostly empty: no scan
         if (d < 0) {
             s.vector = -1;
-        } else if (d != s.vector) {
-            s = {d, e.ts.value(), 1, 0, false};
-        } else if (++s.entries >= kEntries && s.windows >= kWindows && e.ts.value() - s.since > c.options.pending_threshold_ns && !s.reported) {
+            return;
+        }
+        const auto windows = v.windows_opened - s.windows_before;
+        if (d != s.vector) {
+            s = {d, e.ts.value(), 1, v.windows_opened, false};
+        } else if (++s.entries >= kEntries && windows >= kWindows && e.ts.value() - s.since > c.options.pending_threshold_ns && !s.reported) {
             s.reported = true;
             Chain chain;
             if (const auto rec = c.evidence.of(fx.vcpu, d).accept_record) chain.push_back({rec, "accepted " + vec_str(d)});
             report(c, e, v, "injection of " + vec_str(d),
                    "deliverable for " + std::to_string((e.ts.value() - s.since) / 1000000) + " ms over " + std::to_string(s.entries) +
-                       " entries and " + std::to_string(s.windows) + " open interrupt windows, never injected",
+                       " entries and " + std::to_string(windows) + " open interrupt windows, never injected",
                    std::move(chain));
         }
     }
@@ -48,7 +45,7 @@ private:
         int vector = -1;        // deliverable at every entry since `since`
         std::int64_t since = 0;
         int entries = 0;
-        int windows = 0;        // interrupt-window and HLT exits since: the guest could take it
+        std::uint64_t windows_before = 0;  // VcpuModel::windows_opened at `since`: the windows since then
         bool reported = false;
     };
     std::vector<State> state_;

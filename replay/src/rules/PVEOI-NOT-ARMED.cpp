@@ -15,7 +15,7 @@ public:
     PvEoiNotArmed(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!c.model.checkable(fx.vcpu)) return;
+        if (!fx.checkable) return;
         const auto& v = c.model.vcpu(fx.vcpu);
         if (v.last_eoi_vector != fx.vector) return;  // PVEOI-WITHOUT-EOI's case
         const bool y2012 = c.semantics == PvEoiSemantics::Original2012;

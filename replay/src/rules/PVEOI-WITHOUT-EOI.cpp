@@ -13,7 +13,7 @@ public:
     PvEoiWithoutEoi(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!c.model.checkable(fx.vcpu)) return;
+        if (!fx.checkable) return;
         const auto& v = c.model.vcpu(fx.vcpu);
         if (v.last_eoi_vector == fx.vector) return;
         report(c, e, v, "kvm_eoi of " + vec_str(fx.vector) + " right before", "kvm_pv_eoi of " + vec_str(fx.vector));

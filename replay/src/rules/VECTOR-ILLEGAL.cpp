@@ -14,7 +14,8 @@ public:
         if (e.kind == EventKind::ApicAcceptIrq) {
             if (fx.outcome == Outcome::AcceptIllegal && fx.known)
                 report(c, e, c.model.vcpu(fx.vcpu), "vector >= 16", "accept of vector " + vec_str(fx.vector));
-        } else if (injection::judged(fx, c) && fx.vector < apic::kFirstLegalVector) {
+        } else if ((fx.outcome == Outcome::Injected || fx.outcome == Outcome::InjectedAutoEoi) && fx.checkable &&
+                   fx.vector < apic::kFirstLegalVector) {
             report(c, e, c.model.vcpu(fx.vcpu), "vector >= 16", "injection of " + vec_str(fx.vector));
         }
     }

@@ -2,7 +2,6 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
-#include <set>
 #include <string>
 
 #include "irqflow/replay/vector_set.hpp"
@@ -24,7 +23,8 @@ inline std::string set_str(const VectorSet& s) {
     return out + "}";
 }
 
-inline std::string ids_str(const std::set<std::uint32_t>& s) {
+template <class Ids>
+std::string ids_str(const Ids& s) {
     std::string out;
     for (auto id : s) out += (out.empty() ? "" : ",") + std::to_string(id);
     return "{" + out + "}";

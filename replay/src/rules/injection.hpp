@@ -7,20 +7,11 @@
 namespace irqflow::replay::injection {
 
 // A kvm_inj_virq the model takes from IRR into ISR (not a soft interrupt, a
-// re-injection or the 8259's ExtINT) on a vCPU whose state is known.
-inline bool judged(const Effect& fx, const RuleContext& c) {
-    return (fx.outcome == Outcome::Injected || fx.outcome == Outcome::InjectedAutoEoi) && c.model.checkable(fx.vcpu);
-}
-
-// The vector KVM should have injected: the highest deliverable one — unless that one
-// raced in from another CPU since the vCPU's last exit (KVM may have looked before it
-// landed) and the injected vector is the highest deliverable without the racers.
-inline int expected(const VcpuModel& v, int injected) {
-    const int d = v.lapic.deliverable();
-    if (d == injected || d < 0 || !v.racing.test(d)) return d;
-    VectorSet without = v.lapic.irr().minus(v.racing);
-    if (v.racing.test(injected)) without.set(injected);
-    return apic_deliverable(without, v.lapic.ppr()) == injected ? injected : d;
+// re-injection or the 8259's ExtINT) on a vCPU whose state is known, of a legal vector
+// (Effect::pending, ::deliverable and ::expected hold the model's view of the choice).
+inline bool judged(const Effect& fx) {
+    return (fx.outcome == Outcome::Injected || fx.outcome == Outcome::InjectedAutoEoi) && fx.checkable &&
+           fx.vector >= apic::kFirstLegalVector;
 }
 
 // The accept that made the vector pending, when the trace has it.

@@ -38,8 +38,37 @@ enum class ExitClass : std::uint8_t {
     InterruptWindow,    // the guest opened an interrupt window KVM asked for (SVM VINTR, VMX interrupt window)
     ApicWrite,          // may carry an APIC register write (ICR, EOI): MSR write, APIC access/write, SVM NPF
 };
-ExitClass exit_class(std::int64_t code, std::int64_t isa);
+// VMX reports the basic exit reason in bits 15:0 (bit 31 flags a failed entry); SVM
+// exit codes are whole numbers. (The codes are the kernel's UAPI ones, checked against
+// <asm/svm.h> and <asm/vmx.h> in exit_reasons.cpp; inline because every exit asks.)
+namespace exit_code {
+inline constexpr std::int64_t kSvmVintr = 0x064, kSvmHlt = 0x078, kSvmMsr = 0x07c, kSvmNpf = 0x400;
+inline constexpr std::int64_t kVmxInterruptWindow = 7, kVmxHlt = 12, kVmxMsrWrite = 32, kVmxApicAccess = 44, kVmxApicWrite = 56;
+}  // namespace exit_code
+constexpr ExitClass exit_class(std::int64_t code, std::int64_t isa) {
+    using namespace exit_code;
+    if (isa == kIsaSvm) {
+        switch (code) {
+        case kSvmHlt: return ExitClass::Hlt;
+        case kSvmVintr: return ExitClass::InterruptWindow;
+        case kSvmMsr:
+        case kSvmNpf: return ExitClass::ApicWrite;
+        default: return ExitClass::Other;
+        }
+    }
+    switch (code & 0xffff) {
+    case kVmxHlt: return ExitClass::Hlt;
+    case kVmxInterruptWindow: return ExitClass::InterruptWindow;
+    case kVmxMsrWrite:
+    case kVmxApicAccess:
+    case kVmxApicWrite: return ExitClass::ApicWrite;
+    default: return ExitClass::Other;
+    }
+}
 // Of a kvm_exit event (Other when it has no reason field).
-ExitClass exit_class(const Event& exit);
+inline ExitClass exit_class(const Event& exit) {
+    const auto code = exit.get(slot::exit_reason);
+    return code ? exit_class(*code, exit.get(slot::exit_isa).value_or(kIsaVmx)) : ExitClass::Other;
+}
 
 }  // namespace irqflow

@@ -14,7 +14,10 @@ public:
     bool test(int v) const { return (w_[idx(v)] & bit(v)) != 0; }
     bool empty() const { return (w_[0] | w_[1] | w_[2] | w_[3]) == 0; }
     int count() const {
-        return std::popcount(w_[0]) + std::popcount(w_[1]) + std::popcount(w_[2]) + std::popcount(w_[3]);
+        int n = 0;
+        for (auto w : w_)
+            if (w) n += std::popcount(w);  // usually one word is set: skip the others' popcounts
+        return n;
     }
     // Highest vector in the set, or -1.
     int highest() const {
@@ -29,6 +32,10 @@ public:
         VectorSet r;
         for (std::size_t i = 0; i < 4; ++i) r.w_[i] = w_[i] & ~o.w_[i];
         return r;
+    }
+    // Every member is also in `o`.
+    bool subset_of(const VectorSet& o) const {
+        return ((w_[0] & ~o.w_[0]) | (w_[1] & ~o.w_[1]) | (w_[2] & ~o.w_[2]) | (w_[3] & ~o.w_[3])) == 0;
     }
     bool operator==(const VectorSet&) const = default;
     const std::array<std::uint64_t, 4>& words() const { return w_; }
