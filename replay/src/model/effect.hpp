@@ -60,7 +60,8 @@ struct Effect {
     // Injections into ISR (Injected, InjectedAutoEoi): what the model made of the choice.
     bool pending = false;     // the vector was in IRR
     int deliverable = -1;     // the highest pending vector PPR lets through, or -1
-    int expected = -1;        // what KVM should have injected (injection::expected's forgiveness applied)
+    int expected = -1;        // what KVM should have injected (racing vectors forgiven: Model::classify_injection)
+    int in_service = -1;      // the highest vector in service before it, or -1
 };
 
 }  // namespace irqflow::replay

@@ -92,6 +92,7 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
     if (fx.outcome != Outcome::Injected && fx.outcome != Outcome::InjectedAutoEoi) return;
     fx.pending = v.lapic.irr().test(vec);
     fx.deliverable = v.lapic.deliverable();
+    fx.in_service = v.lapic.isr().highest();
     // The vector KVM should have injected: the highest deliverable one — unless that one
     // raced in from another CPU since the vCPU's last exit (KVM may have looked before it
     // landed) and the injected vector is the highest deliverable without the racers.

@@ -1,7 +1,9 @@
 // ISR-ORDER: a nested interrupt must be of a higher priority class than every vector in
 // service — PPR holds the class of the highest one and blocks the rest — so ISR fills in
 // strictly increasing classes. A nested injection of an equal or lower class means the
-// EOI of the outer vector was missed.
+// EOI of the outer vector was missed (or never happened). Checked before PPR and the
+// highest-vector rule: the vector in service is the better explanation, and the
+// evidence names its injection.
 #include "injection.hpp"
 
 namespace irqflow::replay {
@@ -12,12 +14,12 @@ public:
     IsrOrder(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!injection::judged(fx) || !fx.pending || fx.deliverable < 0 || fx.expected != fx.vector) return;
+        if (!injection::judged(fx) || !fx.pending || !injection::out_of_order(fx)) return;
         const auto& v = c.model.vcpu(fx.vcpu);
-        const int top = v.lapic.isr().highest();
-        if (top < 0 || priority_class(fx.vector) > priority_class(top)) return;
-        report(c, e, v, "a vector of a class above " + vec_str(top), "nested injection of " + vec_str(fx.vector),
-               injection::accept_of(c, fx.vcpu, fx.vector));
+        Chain chain = injection::accept_of(c, fx.vcpu, fx.vector);
+        if (const auto rec = c.evidence.of(fx.vcpu, fx.in_service).inject_record) chain.push_back({rec, "injected " + vec_str(fx.in_service)});
+        report(c, e, v, "a vector of a class above " + vec_str(fx.in_service) + " (ISR " + set_str(v.lapic.isr()) + ")",
+               "nested injection of " + vec_str(fx.vector), std::move(chain));
     }
 };
 

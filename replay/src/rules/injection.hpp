@@ -14,6 +14,12 @@ inline bool judged(const Effect& fx) {
            fx.vector >= apic::kFirstLegalVector;
 }
 
+// A nested injection whose class is not above the vector in service: ISR-ORDER's case,
+// which explains the other injection rules' (PPR blocks it, another vector was higher).
+inline bool out_of_order(const Effect& fx) {
+    return fx.in_service >= 0 && priority_class(fx.vector) <= priority_class(fx.in_service);
+}
+
 // The accept that made the vector pending, when the trace has it.
 inline Chain accept_of(const RuleContext& c, VcpuSlot s, int vector) {
     const auto& x = c.evidence.of(s, vector);
