@@ -80,6 +80,16 @@ std::vector<Mutation> mutations() {
                      t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(j));
                      t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i));
                  }});
+    m.push_back({"drop the kvm_eoi of a PV EOI pair", {"PVEOI-WITHOUT-EOI"},
+                 [](const Trace& t) {
+                     std::vector<std::size_t> c;
+                     for (std::size_t i = 0; i + 1 < t.events.size(); ++i)
+                         if (is(t.events[i], EventKind::Eoi) &&
+                             next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) != std::string::npos)
+                             c.push_back(i);
+                     return c;
+                 },
+                 [](Trace& t, std::size_t i) { t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i)); }});
     m.push_back({"change an injected vector", {"INJ-NOT-PENDING", "INJ-NOT-HIGHEST", "EOI-NOT-HIGHEST-ISR"},
                  lapic_injections,
                  [](Trace& t, std::size_t i) {

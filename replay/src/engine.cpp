@@ -6,7 +6,7 @@ namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
     : t_(t), o_(o), model_(t), observers_(model_, o_, r_), checks_(make_checks(model_)),
-      ctx_{model_, observers_.evidence(), o_, semantics, r_.findings} {
+      ctx_{t_.events, model_, observers_.evidence(), o_, semantics, r_.findings} {
     r_.semantics = semantics;
     for (const auto& c : checks_) {
         const auto s = c->subscriptions();

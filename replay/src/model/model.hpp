@@ -39,7 +39,6 @@ struct VcpuModel {
     VectorSet racing;
     int interrupted_vector = -1;     // the last exit cut this vector's delivery short (exit_int_info)
     int last_extint_vector = -1;     // the last injection was this 8259 vector (re-injected outside ISR too)
-    int last_eoi_vector = -2;        // of the last kvm_eoi on its thread (-1: nothing in service; -2: none yet)
 };
 
 struct VmModel {
@@ -103,7 +102,6 @@ public:
             if constexpr (K == EventKind::Exit) commit_exit(e, v);
             if constexpr (K == EventKind::InjVirq) commit_inject(e, fx, v);
             if constexpr (K == EventKind::Eoi) {
-                v.last_eoi_vector = fx.vector;
                 if (fx.outcome == Outcome::EoiNothing) v.lapic.eoi_nothing();
                 else if (fx.outcome == Outcome::Eoi) v.lapic.eoi(fx.vector);
                 if (fx.outcome != Outcome::EoiBadVector) v.pv_eoi.eoi();

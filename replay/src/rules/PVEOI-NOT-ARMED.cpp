@@ -4,8 +4,8 @@
 // not IOAPIC-handled; the 2012 series armed at injection and disarmed on nesting. A PV
 // EOI the rule did not allow means the guest skipped an EOI KVM needed (a level or
 // IOAPIC-routed interrupt left unacknowledged, a pending vector left waiting).
-#include "check.hpp"
 #include "finding_text.hpp"
+#include "pv_eoi.hpp"
 
 namespace irqflow::replay {
 namespace {
@@ -16,8 +16,8 @@ public:
     Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!fx.checkable) return;
+        if (!pv_eoi::follows_its_eoi(e, fx.vector, c)) return;  // PVEOI-WITHOUT-EOI's case
         const auto& v = c.model.vcpu(fx.vcpu);
-        if (v.last_eoi_vector != fx.vector) return;  // PVEOI-WITHOUT-EOI's case
         const bool y2012 = c.semantics == PvEoiSemantics::Original2012;
         if (y2012 ? fx.pv_eoi.armed_2012 : fx.pv_eoi.armed_current) return;
         std::string why = !fx.pv_eoi.enabled ? "PV EOI not enabled" : y2012 ? "disarmed (nested interrupt or IOAPIC vector)" : "not armed at the last entry";

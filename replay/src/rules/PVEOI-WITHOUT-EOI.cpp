@@ -1,9 +1,10 @@
 // PVEOI-WITHOUT-EOI: KVM handles a PV EOI (the guest cleared the flag instead of
 // writing the EOI register) at the next exit by doing the EOI itself: kvm_eoi, then
-// kvm_pv_eoi of the same vector (apic_sync_pv_eoi_from_guest). A kvm_pv_eoi without
-// that kvm_eoi means the EOI was lost or the pair is broken.
-#include "check.hpp"
+// kvm_pv_eoi of the same vector (apic_sync_pv_eoi_from_guest), back to back on the vCPU's
+// thread. A kvm_pv_eoi without that kvm_eoi right before it means the EOI was lost or
+// the pair is broken.
 #include "finding_text.hpp"
+#include "pv_eoi.hpp"
 
 namespace irqflow::replay {
 namespace {
@@ -14,9 +15,8 @@ public:
     Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!fx.checkable) return;
-        const auto& v = c.model.vcpu(fx.vcpu);
-        if (v.last_eoi_vector == fx.vector) return;
-        report(c, e, v, "kvm_eoi of " + vec_str(fx.vector) + " right before", "kvm_pv_eoi of " + vec_str(fx.vector));
+        if (pv_eoi::follows_its_eoi(e, fx.vector, c)) return;
+        report(c, e, c.model.vcpu(fx.vcpu), "kvm_eoi of " + vec_str(fx.vector) + " right before", "kvm_pv_eoi of " + vec_str(fx.vector));
     }
 };
 

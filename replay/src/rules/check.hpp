@@ -5,6 +5,7 @@
 // state and writes nothing but findings.
 #pragma once
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,6 +21,7 @@ namespace irqflow::replay {
 
 // What a check may read, and where its findings go.
 struct RuleContext {
+    std::span<const Event> events;  // the trace, in order: the events a check is handed are in it
     const Model& model;
     const Evidence& evidence;
     const ReplayOptions& options;
