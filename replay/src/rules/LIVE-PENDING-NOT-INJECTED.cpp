@@ -2,7 +2,8 @@
 // next entry with an open interrupt window (KVM's inject_pending_event, or an
 // interrupt-window exit requested for it). One that stays deliverable across many
 // entries, open windows (interrupt-window and HLT exits) and time was lost between IRR
-// and the guest. Thresholds: 64 entries, 8 windows, ReplayOptions::pending_threshold_ns.
+// and the guest. Thresholds: ReplayOptions::pending_entries, ::pending_windows and
+// ::pending_threshold_ns.
 #include <string>
 #include <vector>
 
@@ -28,7 +29,8 @@ public:
         const auto windows = v.windows_opened - s.windows_before;
         if (d != s.vector) {
             s = {d, e.ts.value(), 1, v.windows_opened, false};
-        } else if (++s.entries >= kEntries && windows >= kWindows && e.ts.value() - s.since > c.options.pending_threshold_ns && !s.reported) {
+        } else if (++s.entries >= c.options.pending_entries && windows >= static_cast<std::uint64_t>(c.options.pending_windows) &&
+                   e.ts.value() - s.since > c.options.pending_threshold_ns && !s.reported) {
             s.reported = true;
             Chain chain;
             if (const auto rec = c.evidence.of(fx.vcpu, d).accept_record) chain.push_back({rec, "accepted " + vec_str(d)});
@@ -40,7 +42,6 @@ public:
     }
 
 private:
-    static constexpr int kEntries = 64, kWindows = 8;
     struct State {
         int vector = -1;        // deliverable at every entry since `since`
         std::int64_t since = 0;

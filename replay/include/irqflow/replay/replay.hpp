@@ -40,7 +40,9 @@ struct ReplayOptions {
     bool collect_details = false;  // fill ReplayResult::interrupts and ::ipis (storage and the GUI want them)
     bool collect_latency = true;   // keep latency samples for the percentiles
     std::int64_t no_eoi_threshold_ns = 1'000'000'000;   // LIVE-NO-EOI
-    std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED (with 64 entries, 8 windows)
+    std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED: deliverable this long,
+    int pending_entries = 64;                           //   over this many entries
+    int pending_windows = 8;                            //   and this many open interrupt windows
     int reinject_loop = 100;                            // LIVE-REINJECT-LOOP: consecutive re-injections
     int level_storm = 1000;                             // LIVE-LEVEL-STORM: EOI→re-assert rounds
 };

@@ -1,0 +1,122 @@
+// Diff tests of the replay rules: every file in tests/replay/cases/ is a trace-cmd
+// report snippet with the findings it must produce written above it
+//   # expect: RULE VCPU RECORD      (VCPU "-" when the finding names none)
+//   # options: semantics=2012 reinject_loop=3 …   (replay options the case needs)
+// and nothing else may be found. Files are named <RULE-ID>-fires-… (the rule must fire)
+// or <RULE-ID>-quiet-… (it must not); every rule of rules.def has both.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "helpers.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/replay/replay.hpp"
+
+using namespace irqflow;
+using namespace irqflow::replay;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Expected {
+    std::string rule, vcpu;
+    std::uint64_t record;
+    auto operator<=>(const Expected&) const = default;
+};
+
+std::string text(const Expected& x) { return x.rule + " " + x.vcpu + " " + std::to_string(x.record); }
+
+ReplayOptions parse_options(const std::string& line, const std::string& file) {
+    ReplayOptions o;
+    std::istringstream in(line);
+    std::string kv;
+    while (in >> kv) {
+        const auto eq = kv.find('=');
+        INFO(file << ": option " << kv);
+        REQUIRE(eq != std::string::npos);
+        const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+        if (k == "semantics") {
+            REQUIRE(parse_semantics(v));
+            o.semantics = *parse_semantics(v);
+            continue;
+        }
+        const long long n = std::stoll(v);
+        if (k == "pending_entries") o.pending_entries = static_cast<int>(n);
+        else if (k == "pending_windows") o.pending_windows = static_cast<int>(n);
+        else if (k == "pending_ms") o.pending_threshold_ns = n * 1'000'000;
+        else if (k == "no_eoi_ms") o.no_eoi_threshold_ns = n * 1'000'000;
+        else if (k == "reinject_loop") o.reinject_loop = static_cast<int>(n);
+        else if (k == "level_storm") o.level_storm = static_cast<int>(n);
+        else FAIL("unknown option " << k);
+    }
+    return o;
+}
+
+std::vector<fs::path> case_files() {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(IRQFLOW_CASES))
+        if (e.path().extension() == ".txt") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("every rule case replays to exactly the findings written above it", "[replay][cases]") {
+    std::map<std::string, std::pair<int, int>> per_rule;  // fires, quiet files
+    for (const auto& r : all_rules()) per_rule[std::string(r.id)] = {0, 0};
+    const auto files = case_files();
+    REQUIRE(files.size() >= 2 * per_rule.size());
+    for (const auto& path : files) {
+        const std::string name = path.filename().string();
+        INFO(name);
+        // which rule, and whether it must fire
+        std::string rule;
+        bool fires = false;
+        for (const auto& [id, counts] : per_rule)
+            for (const char* how : {"-fires", "-quiet"})
+                if (name.rfind(id + how, 0) == 0 && id.size() > rule.size()) {
+                    rule = id;
+                    fires = std::string(how) == "-fires";
+                }
+        REQUIRE(!rule.empty());
+        (fires ? per_rule[rule].first : per_rule[rule].second) += 1;
+        // what it expects
+        std::multiset<Expected> expected;
+        ReplayOptions options;
+        std::istringstream in(irqflow::test::read_file(path.string()));
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("# expect: ", 0) == 0) {
+                std::istringstream f(line.substr(10));
+                Expected x;
+                REQUIRE(f >> x.rule >> x.vcpu >> x.record);
+                REQUIRE(rule_by_id(x.rule));
+                expected.insert(x);
+            } else if (line.rfind("# options: ", 0) == 0) {
+                options = parse_options(line.substr(11), name);
+            }
+        }
+        const bool mentions = std::any_of(expected.begin(), expected.end(), [&](const Expected& x) { return x.rule == rule; });
+        CHECK(mentions == fires);
+        // what it finds
+        const ReplayResult r = replay::replay(load_trace(path.string()), options);
+        std::multiset<Expected> found;
+        for (const auto& f : r.findings)
+            found.insert({std::string(rule_info(f.rule).id), f.vcpu == kUnknownVcpu ? "-" : std::to_string(f.vcpu.value()), f.record});
+        std::string want, got;
+        for (const auto& x : expected) want += "\n  " + text(x);
+        for (const auto& x : found) got += "\n  " + text(x);
+        INFO("expected:" << want << "\nfound:" << got);
+        CHECK(found == expected);
+    }
+    for (const auto& [id, counts] : per_rule) {
+        INFO(id);
+        CHECK(counts.first >= 1);   // a case where it fires
+        CHECK(counts.second >= 1);  // a case where it must stay quiet
+    }
+}
