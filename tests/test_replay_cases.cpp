@@ -120,3 +120,40 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
         CHECK(counts.second >= 1);  // a case where it must stay quiet
     }
 }
+
+// A newcomer finds a rule from replay/README.md in one step: its table lists every
+// rule of rules.def, in order, with the same severity and summary, linked to the file
+// that holds it; and every file in replay/src/rules/ named like a rule is one.
+TEST_CASE("replay/README.md's rule table, rules.def and the rule files agree", "[replay][cases]") {
+    const std::string root = IRQFLOW_SOURCE;
+    std::istringstream in(irqflow::test::read_file(root + "/replay/README.md"));
+    std::vector<std::vector<std::string>> rows;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("| [`", 0) != 0) continue;
+        std::vector<std::string> cells;
+        std::size_t pos = 1;
+        for (std::size_t bar; (bar = line.find(" |", pos)) != std::string::npos; pos = bar + 2) {
+            std::string cell = line.substr(pos, bar - pos);
+            while (!cell.empty() && cell.front() == ' ') cell.erase(cell.begin());
+            cells.push_back(cell);
+        }
+        rows.push_back(cells);
+    }
+    const auto rules = all_rules();
+    REQUIRE(rows.size() == rules.size());
+    for (std::size_t i = 0; i < rules.size(); ++i) {
+        const std::string id(rules[i].id);
+        INFO(id);
+        REQUIRE(rows[i].size() >= 3);
+        CHECK(rows[i][0] == "[`" + id + "`](src/rules/" + id + ".cpp)");
+        CHECK(rows[i][1] == to_string(rules[i].severity));
+        CHECK(rows[i][2] == rules[i].summary);
+        CHECK(std::filesystem::exists(root + "/replay/src/rules/" + id + ".cpp"));
+    }
+    for (const auto& e : std::filesystem::directory_iterator(root + "/replay/src/rules")) {
+        const auto stem = e.path().stem().string();
+        if (e.path().extension() != ".cpp" || stem == "registry") continue;
+        INFO(e.path());
+        CHECK(rule_by_id(stem).has_value());
+    }
+}

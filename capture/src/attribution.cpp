@@ -1,4 +1,4 @@
-// vCPU and VM attribution (DESIGN §1).
+// vCPU and VM attribution (capture/README.md, "vCPU attribution").
 //
 // A vCPU is a host thread: kvm_entry/kvm_exit name the vCPU they run, and everything
 // else that thread emits belongs to that vCPU. kvm_apic_accept_irq is the exception:

@@ -1,4 +1,4 @@
-// irqflow: record, inspect and (in later layers) replay KVM interrupt flows.
+// irqflow: record, inspect, check and store KVM interrupt flows (README.md, "Using it").
 #include <cstring>
 #include <iostream>
 

@@ -47,7 +47,7 @@ struct Event {
     std::uint64_t record = 0;   // index of the raw record in time order (report line order)
     Tid tid{-1};                // host thread (common_pid)
     HostCpu cpu{-1};
-    VcpuId vcpu = kUnknownVcpu; // attributed vCPU (DESIGN §1)
+    VcpuId vcpu = kUnknownVcpu; // attributed vCPU (capture/README.md, "vCPU attribution")
     VmId vm = kUnknownVm;
     EventKind kind = EventKind::Other;
     std::uint16_t name_id = 0;  // index into Trace::names

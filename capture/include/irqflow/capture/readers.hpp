@@ -27,7 +27,8 @@ Trace load_trace(const std::string& path, const LoadOptions& options = {});
 // throws the same InputError load_trace would.
 void check_trace_headers(const std::string& path);
 
-// Gives events their vCPU and VM (DESIGN §1) and fills Trace::vms. load_trace calls it.
+// Gives events their vCPU and VM (capture/README.md, "vCPU attribution") and fills
+// Trace::vms. load_trace calls it.
 void attribute(Trace& trace);
 
 }  // namespace irqflow

@@ -1,4 +1,4 @@
-// The guest's serial console log, aligned to host time (DESIGN §8).
+// The guest's serial console log, aligned to host time (capture/README.md, "Serial alignment").
 #pragma once
 #include <cstdint>
 #include <optional>
