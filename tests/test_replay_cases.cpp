@@ -124,7 +124,7 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
 // A newcomer finds a rule from replay/README.md in one step: its table lists every
 // rule of rules.def, in order, with the same severity and summary, linked to the file
 // that holds it; and every file in replay/src/rules/ named like a rule is one.
-TEST_CASE("replay/README.md's rule table, rules.def and the rule files agree", "[replay][cases]") {
+TEST_CASE("replay/README.md's rule table matches rules.def and the rule files", "[replay][cases]") {
     const std::string root = IRQFLOW_SOURCE;
     std::istringstream in(irqflow::test::read_file(root + "/replay/README.md"));
     std::vector<std::vector<std::string>> rows;

@@ -16,7 +16,7 @@ using namespace irqflow;
 using namespace irqflow::replay;
 using irqflow::test::TraceBuilder;
 
-TEST_CASE("Lapic: accept sets IRR and the trigger mode in TMR; a second edge coalesces", "[replay][model][lapic]") {
+TEST_CASE("Lapic: accept sets IRR and the trigger mode in TMR, a second edge coalesces", "[replay][model][lapic]") {
     Lapic a;
     CHECK_FALSE(a.accept(0x41, false));
     CHECK(a.irr().test(0x41));
@@ -29,7 +29,7 @@ TEST_CASE("Lapic: accept sets IRR and the trigger mode in TMR; a second edge coa
     CHECK_FALSE(a.tmr().test(0x22));
 }
 
-TEST_CASE("Lapic: inject moves IRR to ISR, auto-EOI only leaves IRR; EOI clears one vector, eoi_nothing all", "[replay][model][lapic]") {
+TEST_CASE("Lapic: inject moves IRR to ISR, auto-EOI only leaves IRR, EOI clears one vector, eoi_nothing all", "[replay][model][lapic]") {
     Lapic a;
     a.accept(0x31, false);
     a.accept(0xd1, false);
@@ -47,7 +47,7 @@ TEST_CASE("Lapic: inject moves IRR to ISR, auto-EOI only leaves IRR; EOI clears 
     CHECK(a.isr().empty());
 }
 
-TEST_CASE("Lapic: PPR is the higher of TPR and the class in service; deliverable needs a class above it", "[replay][model][lapic]") {
+TEST_CASE("Lapic: PPR is the higher of TPR and the class in service, deliverable needs a class above it", "[replay][model][lapic]") {
     Lapic a;
     a.accept(0x41, false);
     CHECK(a.ppr() == 0);
@@ -131,7 +131,7 @@ TEST_CASE("KvmPvEoi: current kernels arm before entry only with IRR settled, one
     CHECK(p.would_arm());
 }
 
-TEST_CASE("KvmPvEoi: the 2012 series arms at injection and disarms on nesting; use before any MSR write means enabled before the capture", "[replay][model][pveoi]") {
+TEST_CASE("KvmPvEoi: the 2012 series arms at injection and disarms on nesting, use before any MSR write means enabled before the capture", "[replay][model][pveoi]") {
     KvmPvEoi p;
     p.write_msr(0x1001);
     p.injected(0xec, false);
@@ -171,7 +171,7 @@ TEST_CASE("Ioapic: level pins and the RTC pin routed to a vCPU make their vector
     CHECK_FALSE(io.handles(0x30, l0, id0));
 }
 
-TEST_CASE("Pic8259: ICW1 then ICW2 programs the vector base; unprogrammed, any vector may be the PIC's", "[replay][model][pic]") {
+TEST_CASE("Pic8259: ICW1 then ICW2 programs the vector base, unprogrammed, any vector may be the PIC's", "[replay][model][pic]") {
     Pic8259 p;
     CHECK(p.delivers(0xec));
     p.write_port(0x20, 0x11);  // ICW1

@@ -55,7 +55,7 @@ std::unique_ptr<gui::Session> open(const std::string& path, const std::string& s
 
 }  // namespace
 
-TEST_CASE("the GUI, the database and check --json show the same numbers", "[gui][storage][replay]") {
+TEST_CASE("the GUI and the database show the numbers check --json reports", "[gui][storage][replay]") {
     const auto db = scratch("shared-numbers.db");
     std::filesystem::remove(db);
     for (const auto& name : dat_samples()) {
