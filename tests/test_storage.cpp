@@ -169,6 +169,27 @@ TEST_CASE("kill -9 during an import leaves a valid database without a partial se
     CHECK(killed_mid_import > 0);
 }
 
+TEST_CASE("schema 3: a version-2 file's stats take the keys of check --json", "[storage]") {
+    auto v2 = fresh_db("v2.db");
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(v2.c_str(), &db) == SQLITE_OK);
+        for (int i = 0; i < 2; ++i) REQUIRE(sqlite3_exec(db, storage::migrations()[static_cast<std::size_t>(i)].c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db,
+                             "PRAGMA user_version = 2;"
+                             "INSERT INTO sessions (id, name, source, source_sha256, event_count) VALUES (1, 'old', 'old.dat', 'abc', 1);"
+                             "INSERT INTO stats VALUES (1, 'injections', 40), (1, 'eois_path_pv-eoi', 30), (1, 'eois_path_x2apic-msr', 5),"
+                             " (1, 'liveness_failures', 0), (1, 'exits', 90);",
+                             nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    Database d(v2.string(), Database::Mode::ReadWrite);
+    CHECK(d.schema_version() == storage::kSchemaVersion);
+    CHECK(one(d, "SELECT group_concat(key || '=' || CAST(value AS INTEGER), ' ') FROM (SELECT * FROM stats ORDER BY key)") ==
+          "eois_by_path_pv-eoi=30 eois_by_path_x2apic-msr=5 exits=90 injections_all=40 liveness=0");
+    CHECK(one(d, "SELECT CAST(pv_eois IS NULL AS INTEGER) FROM pv_eoi_hit_rate WHERE session = 1") == "1");
+}
+
 TEST_CASE("schema migrations: a version-1 file is upgraded, a newer one refused untouched", "[storage]") {
     auto v1 = fresh_db("v1.db");
     {
