@@ -52,6 +52,16 @@ std::size_t next_on_thread(const Trace& t, std::size_t i, const std::function<bo
     return std::string::npos;
 }
 
+// The kvm_eoi of each kvm_eoi + kvm_pv_eoi pair.
+std::vector<std::size_t> pv_eoi_pairs(const Trace& t) {
+    std::vector<std::size_t> c;
+    for (std::size_t i = 0; i + 1 < t.events.size(); ++i)
+        if (is(t.events[i], EventKind::Eoi) &&
+            next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) != std::string::npos)
+            c.push_back(i);
+    return c;
+}
+
 std::vector<Mutation> mutations() {
     std::vector<Mutation> m;
     const std::set<std::string> lost_eoi = {"EOI-NOT-HIGHEST-ISR", "INJ-BLOCKED-BY-PPR", "ISR-ORDER", "LIVE-NO-EOI",
@@ -66,29 +76,13 @@ std::vector<Mutation> mutations() {
                      return c;
                  },
                  [](Trace& t, std::size_t i) { t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i)); }});
-    m.push_back({"drop a PV EOI (kvm_eoi + kvm_pv_eoi)", lost_eoi,
-                 [](const Trace& t) {
-                     std::vector<std::size_t> c;
-                     for (std::size_t i = 0; i + 1 < t.events.size(); ++i)
-                         if (is(t.events[i], EventKind::Eoi) &&
-                             next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) != std::string::npos)
-                             c.push_back(i);
-                     return c;
-                 },
+    m.push_back({"drop a PV EOI (kvm_eoi + kvm_pv_eoi)", lost_eoi, pv_eoi_pairs,
                  [](Trace& t, std::size_t i) {
                      auto j = next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1);
                      t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(j));
                      t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i));
                  }});
-    m.push_back({"drop the kvm_eoi of a PV EOI pair", {"PVEOI-WITHOUT-EOI"},
-                 [](const Trace& t) {
-                     std::vector<std::size_t> c;
-                     for (std::size_t i = 0; i + 1 < t.events.size(); ++i)
-                         if (is(t.events[i], EventKind::Eoi) &&
-                             next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) != std::string::npos)
-                             c.push_back(i);
-                     return c;
-                 },
+    m.push_back({"drop the kvm_eoi of a PV EOI pair", {"PVEOI-WITHOUT-EOI"}, pv_eoi_pairs,
                  [](Trace& t, std::size_t i) { t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i)); }});
     m.push_back({"change an injected vector", {"INJ-NOT-PENDING", "INJ-NOT-HIGHEST", "EOI-NOT-HIGHEST-ISR"},
                  lapic_injections,

@@ -26,6 +26,23 @@ VcpuSlot Model::find_sparse(VmId vm, std::int32_t id) const {
     return it != sparse_.end() && it->first == key ? it->second : kNoVcpu;
 }
 
+namespace {
+
+// A send from vCPU `v` at event `e`, its destinations still to fill in.
+IpiSend send_from(const Event& e, const VcpuModel& v, IpiKind kind, std::int64_t vector, std::int64_t delivery_mode) {
+    IpiSend s;
+    s.record = e.record;
+    s.ts = e.ts;
+    s.vm = v.vm;
+    s.sender = v.id;
+    s.kind = kind;
+    s.vector = static_cast<int>(vector);
+    s.delivery_mode = static_cast<int>(delivery_mode);
+    return s;
+}
+
+}  // namespace
+
 VcpuSlot Model::vcpu_by_apic(VmId vm_id, std::uint32_t apic) const {
     const VmModel* vm = this->vm(vm_id);
     if (!vm) return kNoVcpu;
@@ -41,14 +58,7 @@ void Model::send_icr(const Event& e, VcpuModel& v) {
     const int shorthand = static_cast<int>(e.get(slot::ipi_shorthand).value_or(0));
     if (dm == apic::kDmInit && e.get(slot::ipi_level).value_or(1) == 0) return;  // INIT level de-assert: KVM ignores it
     VmModel& vm = *vm_mut(v.vm);
-    IpiSend s;
-    s.record = e.record;
-    s.ts = e.ts;
-    s.vm = v.vm;
-    s.sender = v.id;
-    s.kind = IpiKind::IcrWrite;
-    s.vector = static_cast<int>(e.get(slot::ipi_vec).value_or(0));
-    s.delivery_mode = dm;
+    IpiSend s = send_from(e, v, IpiKind::IcrWrite, e.get(slot::ipi_vec).value_or(0), dm);
     s.lowest_priority = dm == apic::kDmLowestPriority;
     const auto self = v.apic.value();
     auto each = [&](auto&& f) {
@@ -90,14 +100,7 @@ void Model::send_pv_ipi(const Event& e, VcpuModel& v) {
     const auto a1 = static_cast<std::uint64_t>(e.get(slot::hc_a1).value_or(0));
     const auto base = static_cast<std::uint32_t>(e.get(slot::hc_a2).value_or(0));
     const auto icr = e.get(slot::hc_a3).value_or(0);
-    IpiSend s;
-    s.record = e.record;
-    s.ts = e.ts;
-    s.vm = v.vm;
-    s.sender = v.id;
-    s.kind = IpiKind::PvIpiHypercall;
-    s.vector = static_cast<int>(icr & 0xff);
-    s.delivery_mode = static_cast<int>((icr >> 8) & 7);
+    IpiSend s = send_from(e, v, IpiKind::PvIpiHypercall, icr & 0xff, (icr >> 8) & 7);
     // a0/a1: a 128-bit bitmap of APIC ids relative to a2; ids no vCPU owns are skipped
     for (int i = 0; i < 128; ++i) {
         const std::uint64_t w = i < 64 ? a0 : a1;
@@ -109,13 +112,7 @@ void Model::send_pv_ipi(const Event& e, VcpuModel& v) {
 }
 
 void Model::send_hv_ipi(const Event& e, VcpuModel& v) {
-    IpiSend s;
-    s.record = e.record;
-    s.ts = e.ts;
-    s.vm = v.vm;
-    s.sender = v.id;
-    s.kind = IpiKind::HypervIpi;
-    s.vector = static_cast<int>(e.get(slot::hv_ipi_vector).value_or(0));
+    IpiSend s = send_from(e, v, IpiKind::HypervIpi, e.get(slot::hv_ipi_vector).value_or(0), apic::kDmFixed);
     if (e.kind == EventKind::HvSendIpi) {
         // VP index = vCPU index (QEMU's hv-vpindex)
         const auto mask = static_cast<std::uint64_t>(e.get(slot::hv_ipi_processor_mask).value_or(0));
