@@ -53,7 +53,7 @@ struct Effect {
     bool level = false;       // accept: level-triggered
     bool coalesced = false;   // accept: already pending
     bool known = false;       // the vCPU's state was known when the event came
-    bool checkable = false;   // known, and no APICv/AVIC delivering behind the trace (Model::checkable)
+    bool checkable = false;   // known, and no APICv/AVIC delivering behind the trace's back: injections and PV EOIs can be judged
     bool starts_vm = false;   // kvm_entry: the VM's first
     bool boots_vm = false;    // kvm_entry: the VM's first, at the reset vector
     PvEoiUse pv_eoi;          // kvm_pv_eoi: what the guest found

@@ -143,7 +143,6 @@ public:
 
     std::size_t vcpu_count() const { return vcpus_.size(); }
     const VcpuModel& vcpu(VcpuSlot s) const { return vcpus_[static_cast<std::size_t>(s.value())]; }
-    std::span<const VcpuModel> vcpus() const { return vcpus_; }
     // The VM of that id, or null; its position among the VMs, or -1.
     const VmModel* vm(VmId id) const {
         const auto i = static_cast<std::size_t>(id.value());
@@ -152,12 +151,6 @@ public:
     }
     int vm_index(VmId id) const;
     std::size_t vm_count() const { return vms_.size(); }
-    // Injections and PV EOIs of this vCPU can be judged: its state is known and no
-    // APICv/AVIC delivers behind the trace's back.
-    bool checkable(VcpuSlot s) const {
-        const auto& v = vcpu(s);
-        return v.synced && !vm(v.vm)->apicv_active;
-    }
     // KVM's IOAPIC-handled vectors of this vCPU (see Ioapic::handles).
     bool ioapic_handles(const VcpuModel& v, int vector) const;
     // The vCPU owning an APIC id in a VM (the first, as KVM's map would), or kNoVcpu.
