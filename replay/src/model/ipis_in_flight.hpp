@@ -31,6 +31,7 @@ struct IpiSend {
 // Sends are kept per sending vCPU; an accept finds its sender by thread.
 class IpisInFlight {
 public:
+    IpisInFlight() = default;
     // The vCPUs that can send: slot → its thread.
     explicit IpisInFlight(const std::vector<Tid>& threads);
     void add(VcpuSlot sender, IpiSend send) {

@@ -197,7 +197,7 @@ private:
     static constexpr std::int64_t kDenseIds = 4096;  // KVM's limit on vCPU ids on x86
     // (vm, vcpu id) → slot beyond kDenseIds (VmModel::by_id below), sorted.
     std::vector<std::pair<std::int64_t, VcpuSlot>> sparse_;
-    IpisInFlight ipis_{{}};
+    IpisInFlight ipis_;  // built once the vCPUs are known
     std::vector<IpiSend> completed_;
     const IpiSend* sent_ = nullptr;
 };
