@@ -21,7 +21,8 @@ suite=${IRQFLOW_SUITE:-bookworm}
 mkdir -p "$cache" "$out"
 out=$(cd "$out" && pwd)
 
-# name | extra -cpu properties | extra guest cmdline | extra trace-cmd record options
+# name | extra -cpu properties | extra guest cmdline | extra trace-cmd record options |
+#   vCPUs (default 4) | extra QEMU options | L1 setup before the run | recorder niceness
 all_variants='pveoi-on||
 pveoi-off|,kvm-pv-eoi=off|
 pvipi-off|,kvm-pv-ipi=off|
@@ -29,7 +30,18 @@ hyperv|,kvm=off,hv-relaxed,hv-vapic,hv-vpindex,hv-synic,hv-time,hv-ipi|earlyprin
 xapic||nox2apic
 lost||| -b 4
 instance||| -B irqflow
+lossy||| -b 4|||hogs|19
+pvspin||irqflow.rounds=2||6||slices
+pit||noapictimer|
 long||irqflow.rounds=12|'
+# lossy: a 4 KiB ring buffer, the recorder at nice 19 (the guest back at nice 0) and
+#   two busy loops at nice 5 starving it: ~half the events lost, in many gaps.
+# pvspin: 6 vCPUs on L1's 2 CPUs with long CFS slices, so spinlock waiters halt with
+#   interrupts off and are woken by PV kicks (KVM_HC_KICK_CPU).
+# pit: no local APIC timer in the guest: its clock event device is QEMU's HPET in legacy
+#   mode on IOAPIC pin 2 (vector 0x30), the pin where the in-kernel PIT registered its ack
+#   notifier, so each EOI of 0x30 goes on to the IOAPIC. (With -machine hpet=off this
+#   guest kept its local APIC timer and never used the PIT.)
 # "long" (a ~2M-event capture for benchmarks, not committed) runs only when named.
 if [ $# -eq 0 ]; then set -- $(echo "$all_variants" | cut -d'|' -f1 | grep -v '^long$'); fi
 if [ $# -gt 0 ]; then
@@ -94,10 +106,12 @@ gcc -O2 -static -pthread -o "$l2/bin/ipi-storm" "$here/ipi-storm.c"
 (cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/l2-initrd.gz"
 
 run_l2_cmd() {  # $1 variant line, $2 dir for outputs, $3 kernel, $4 initrd, $5 disk
-  local name cpu append topts
-  IFS='|' read -r name cpu append topts <<< "$1"
-  echo "trace-cmd record -e kvm $topts -o $2/$name.dat -- timeout 300 qemu-system-x86_64 -enable-kvm" \
-       "-M pc -cpu host$cpu -smp 4 -m 256 -nodefaults -display none -monitor none -no-reboot" \
+  local name cpu append topts smp qopts setup nice pre=
+  IFS='|' read -r name cpu append topts smp qopts setup nice <<< "$1"
+  if [ -n "$nice" ]; then pre="nice -n $nice"; fi
+  # the recorder alone is niced: the guest's nice -n -$nice brings it back to 0
+  echo "$pre trace-cmd record -e kvm $topts -o $2/$name.dat -- ${nice:+nice -n -$nice} timeout 300 qemu-system-x86_64 -enable-kvm" \
+       "-M pc -cpu host$cpu -smp ${smp:-4} -m 256 $qopts -nodefaults -display none -monitor none -no-reboot" \
        "-kernel $3 -initrd $4 -drive file=$5,if=virtio,format=raw" \
        "-chardev stdio,id=ser,signal=off,logfile=$2/$name-serial.log -serial chardev:ser" \
        "-append 'console=ttyS0 quiet pci=noearly pci=nomsi panic=-1 $append'"
@@ -129,10 +143,22 @@ dd if=/dev/urandom of="$stage/irqflow/disk.img" bs=1M count=4 status=none
   # trace.dat embeds /proc/kallsyms (MBs); the guest-side events never need it.
   echo 'grep -E " (kvm|svm)" /proc/kallsyms > /tmp/kallsyms; mount --bind /tmp/kallsyms /proc/kallsyms'
   echo 'uname -r > /out/host-kernel.txt'
+  # long CFS slices (pvspin): a preempted lock holder stays off-CPU long enough for
+  # its waiters to halt
+  echo 'slices() { mount -t debugfs none /sys/kernel/debug 2>/dev/null; d=/sys/kernel/debug/sched
+    echo 20000000 > $d/min_granularity_ns; echo 60000000 > $d/latency_ns; echo 20000000 > $d/wakeup_granularity_ns; }'
+  echo 'unslices() { d=/sys/kernel/debug/sched; [ -d $d ] || return 0
+    echo 750000 > $d/min_granularity_ns; echo 6000000 > $d/latency_ns; echo 1000000 > $d/wakeup_granularity_ns; }'
+  # busy loops that starve a niced recorder (lossy)
+  echo 'hogs() { nice -n 5 sh -c "while :; do :; done" & H1=$!; nice -n 5 sh -c "while :; do :; done" & H2=$!; }'
+  echo 'unhogs() { kill $H1 $H2; }'
   echo "$variants" | while IFS= read -r v; do
     [ -n "$v" ] || continue
+    setup=$(echo "$v" | cut -d'|' -f7)
     echo "echo '== variant ${v%%|*}'"
+    if [ -n "$setup" ]; then echo "$setup"; fi
     echo "$(run_l2_cmd "$v" /out /irqflow/vmlinuz /irqflow/l2-initrd.gz /irqflow/disk.img) < /dev/null; sync"
+    if [ -n "$setup" ]; then echo "un$setup"; fi
   done
   echo 'sync; umount /out; echo o > /proc/sysrq-trigger; sleep 5'
 } > "$stage/irqflow/l1-init.sh"
