@@ -3,9 +3,12 @@
 // makes of them, what commit() changes, where IPIs go).
 #include <catch2/catch.hpp>
 
+#include "drop_windows.hpp"
+#include "model/clock_skew.hpp"
 #include "model/ioapic.hpp"
 #include "model/kvm_pv_eoi.hpp"
 #include "model/lapic.hpp"
+#include "model/late_irr.hpp"
 #include "model/model.hpp"
 #include "model/pic8259.hpp"
 #include "model/registers.hpp"
@@ -131,6 +134,20 @@ TEST_CASE("KvmPvEoi: current kernels arm before entry only with IRR settled, one
     CHECK(p.would_arm());
 }
 
+TEST_CASE("KvmPvEoi: current kernels arm only on the entry that injects (or re-injects), never on a later one", "[replay][model][pveoi]") {
+    KvmPvEoi p;
+    p.write_msr(0x1001);
+    p.injected(0xec, false);
+    p.before_entry(true, false, false);
+    CHECK(p.armed());
+    p.before_entry(true, false, false);  // an exit and an entry that processed no events
+    CHECK_FALSE(p.armed());
+    CHECK_FALSE(p.would_arm());
+    p.reinjected();  // a delivery cut short goes in again: events processed, the cache still holds 0xec
+    p.before_entry(true, false, false);
+    CHECK(p.armed());
+}
+
 TEST_CASE("KvmPvEoi: the 2012 series arms at injection and disarms on nesting, use before any MSR write means enabled before the capture", "[replay][model][pveoi]") {
     KvmPvEoi p;
     p.write_msr(0x1001);
@@ -169,6 +186,110 @@ TEST_CASE("Ioapic: level pins and the RTC pin routed to a vCPU make their vector
     CHECK(io.handles(0x24, l0, id0));
     io.route(99, {0x30, true, 0, false});  // no such pin
     CHECK_FALSE(io.handles(0x30, l0, id0));
+}
+
+TEST_CASE("Ioapic: an EOI acking an edge pin nothing else explains marks the pin's ack notifier", "[replay][model][ioapic]") {
+    Ioapic io;
+    Lapic l0;
+    const ApicId id0(0);
+    io.route(2, {0x30, false, 0, false});  // the PIT's pin, edge
+    CHECK_FALSE(io.handles(0x30, l0, id0));
+    io.acked(2, 0x31);  // another vector's EOI: says nothing about this pin
+    CHECK_FALSE(io.handles(0x30, l0, id0));
+    io.acked(2, 0x30);
+    CHECK(io.handles(0x30, l0, id0));
+    io.route(2, {0x30, false, 1, false});  // re-routed to APIC 1: the notifier stays with the pin
+    CHECK_FALSE(io.handles(0x30, l0, id0));
+    CHECK(io.handles(0x30, l0, ApicId(1)));
+
+    Ioapic shared;  // a level pin of the same vector explains the ack of the edge pin
+    shared.route(4, {0x22, false, 0, false});
+    shared.route(10, {0x22, true, 1, false});
+    shared.acked(4, 0x22);
+    CHECK_FALSE(shared.handles(0x22, l0, id0));
+    shared.acked(-1, 0x22);  // out of range: ignored
+    shared.acked(Ioapic::kPins, 0x22);
+}
+
+TEST_CASE("ClockSkew: the bound is the larger smallest delay of a CPU pair seen both ways", "[replay][model][skew]") {
+    ClockSkew k;
+    k.pair(0, 0, 5);  // same CPU: no information
+    CHECK(k.pairs() == 0);
+    k.pair(0, 1, 40'000);
+    CHECK(k.bound_ns() == -1);  // one way only: unbounded
+    k.pair(1, 0, 9'000);
+    CHECK(k.bound_ns() == 40'000);
+    k.pair(0, 1, 12'000);
+    CHECK(k.bound_ns() == 12'000);
+    k.pair(0, 1, 30'000);  // not a new minimum
+    CHECK(k.bound_ns() == 12'000);
+    k.pair(2, 3, 70'000);
+    k.pair(3, 2, 1'000);
+    CHECK(k.bound_ns() == 70'000);  // the worst CPU pair
+    CHECK(k.pairs() == 6);
+}
+
+TEST_CASE("LateIrr: a raced accept marks its vector only when the injection shows a late request", "[replay][model][lateirr]") {
+    LateIrr l;
+    l.coalesced_accept(0xfc, 150, 7);
+    l.injected(0xfc, 160, 9, /*prev_own_ts*/ 140, /*skew*/ 0);
+    l.reinjected(0xfc);  // the entry was cancelled: the request came late
+    CHECK(l.mark().vector == 0xfc);
+    CHECK(l.mark().accept_record == 7);
+    CHECK(l.mark().first_inject_record == 9);
+    l.used();
+    CHECK(l.mark().vector == -1);
+
+    l.coalesced_accept(0xfc, 150, 7);
+    l.injected(0xfc, 160, 9, 140, 0);
+    l.entered();
+    l.exited(true);  // an external-interrupt exit first: the kick of the late request
+    CHECK(l.mark().vector == 0xfc);
+    l.passed_over();
+    CHECK(l.mark().vector == -1);
+
+    l.coalesced_accept(0xfc, 150, 7);
+    l.injected(0xfc, 160, 9, 140, 0);
+    l.entered();
+    l.exited(false);  // no late request
+    CHECK(l.mark().vector == -1);
+
+    l.coalesced_accept(0xfc, 130, 7);  // before the thread's previous event...
+    l.injected(0xfc, 160, 9, 140, 0);
+    l.reinjected(0xfc);
+    CHECK(l.mark().vector == -1);
+    l.coalesced_accept(0xfc, 130, 7);  // ...unless within the clock-skew bound of it
+    l.injected(0xfc, 160, 9, 140, 20);
+    l.reinjected(0xfc);
+    CHECK(l.mark().vector == 0xfc);
+    l.blocked();
+    CHECK(l.mark().vector == -1);
+
+    l.coalesced_accept(0xfc, 150, 7);
+    l.injected(0xfc, 160, 9, 140, 0);
+    l.reinjected(0xfc);
+    l.accepted(0xfc);  // accepted again: IRR holds it, no mark needed
+    CHECK(l.mark().vector == -1);
+}
+
+TEST_CASE("DropWindows: a drop opens after its CPU's previous event, or at the start", "[replay][model][lost]") {
+    TraceBuilder b(2, false);  // 6 events: each vCPU's entry, exit, SPIV write, vCPU i on CPU i
+    b.exit(0).exit(1).entry(0).lost(1).entry(1).lost(0);
+    const Trace t = b.build();
+    // 6 exit cpu0, 7 exit cpu1, 8 entry cpu0, 9 lost cpu1, 10 entry cpu1, 11 lost cpu0
+    REQUIRE(t.events[9].kind == EventKind::Lost);
+    DropWindows d(t.events);
+    CHECK(d.size() == 2);
+    CHECK(d.opening_before(7) == 0);
+    CHECK(d.opening_before(8) == 1);  // after CPU 1's exit
+    CHECK(d.opening_before(9) == 1);  // after CPU 0's entry
+    CHECK(d.opening_before(11) == 0);
+
+    TraceBuilder c(1, false);  // CPU 0 only
+    c.lost(1).entry(0);
+    const Trace u = c.build();
+    DropWindows e(u.events);
+    CHECK(e.opening_before(0) == 1);  // nothing earlier on CPU 1: from the start
 }
 
 TEST_CASE("Pic8259: ICW1 then ICW2 programs the vector base, unprogrammed, any vector may be the PIC's", "[replay][model][pic]") {

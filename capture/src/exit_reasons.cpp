@@ -136,9 +136,10 @@ std::string exit_reason_key(std::optional<std::int64_t> code, std::int64_t isa) 
     return b;
 }
 
-static_assert(exit_code::kSvmVintr == SVM_EXIT_VINTR && exit_code::kSvmHlt == SVM_EXIT_HLT && exit_code::kSvmMsr == SVM_EXIT_MSR &&
+static_assert(exit_code::kSvmIntr == SVM_EXIT_INTR && exit_code::kSvmVintr == SVM_EXIT_VINTR && exit_code::kSvmHlt == SVM_EXIT_HLT && exit_code::kSvmMsr == SVM_EXIT_MSR &&
               exit_code::kSvmNpf == SVM_EXIT_NPF);
-static_assert(exit_code::kVmxInterruptWindow == EXIT_REASON_INTERRUPT_WINDOW && exit_code::kVmxHlt == EXIT_REASON_HLT &&
+static_assert(exit_code::kVmxExternalInterrupt == EXIT_REASON_EXTERNAL_INTERRUPT &&
+              exit_code::kVmxInterruptWindow == EXIT_REASON_INTERRUPT_WINDOW && exit_code::kVmxHlt == EXIT_REASON_HLT &&
               exit_code::kVmxMsrWrite == EXIT_REASON_MSR_WRITE && exit_code::kVmxApicAccess == EXIT_REASON_APIC_ACCESS &&
               exit_code::kVmxApicWrite == EXIT_REASON_APIC_WRITE);
 

@@ -39,4 +39,11 @@ std::uint64_t Trace::lost_markers() const {
 
 std::uint64_t Trace::records() const { return events.size() - lost_markers(); }
 
+ClockOrder clock_order(std::string_view clock) {
+    if (clock == "local" || clock == "perf") return ClockOrder::PerCpu;
+    for (std::string_view c : {"global", "counter", "mono", "mono_raw", "boot", "tai", "x86-tsc"})
+        if (clock == c) return ClockOrder::CrossCpu;
+    return ClockOrder::Unknown;  // not recorded (report text), "uptime" (jiffies), or new
+}
+
 }  // namespace irqflow

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "drop_windows.hpp"
+
 namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
@@ -37,7 +39,13 @@ void Engine::handle(Engine& self, const Event& e) {
 }
 
 void Engine::run() {
-    for (const auto& e : t_.events) handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+    DropWindows drops(t_.events);
+    const std::size_t n = t_.events.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        for (std::size_t k = drops.opening_before(i); k > 0; --k) model_.drop_window_opens();
+        const Event& e = t_.events[i];
+        handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+    }
     observers_.finish_eois(model_);
     model_.finish();
     dispatch_completed_ipis();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "drop_windows.hpp"
 #include "engine.hpp"
 
 namespace irqflow::replay {
@@ -67,13 +68,18 @@ ReplayResult replay(const Trace& trace, const ReplayOptions& options) {
     return e.take();
 }
 
-Replayer::Replayer(const Trace& trace) : trace_(trace), model_(std::make_unique<Model>(trace)) {}
+Replayer::Replayer(const Trace& trace)
+    : trace_(trace), model_(std::make_unique<Model>(trace)), drops_(std::make_unique<DropWindows>(trace.events)) {}
 Replayer::~Replayer() = default;
-Replayer::Replayer(const Replayer& o) : trace_(o.trace_), model_(std::make_unique<Model>(*o.model_)), pos_(o.pos_) {}
+Replayer::Replayer(const Replayer& o)
+    : trace_(o.trace_), model_(std::make_unique<Model>(*o.model_)), drops_(std::make_unique<DropWindows>(*o.drops_)), pos_(o.pos_) {}
 
 void Replayer::step_until(std::size_t index) {
     index = std::min(index, trace_.events.size());
-    for (; pos_ < index; ++pos_) model_->apply(trace_.events[pos_]);
+    for (; pos_ < index; ++pos_) {
+        for (std::size_t k = drops_->opening_before(pos_); k > 0; --k) model_->drop_window_opens();
+        model_->apply(trace_.events[pos_]);
+    }
 }
 
 std::vector<VcpuState> Replayer::states() const {

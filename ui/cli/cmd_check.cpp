@@ -31,7 +31,16 @@ std::string who(const Finding& f) {
 
 double pct(std::uint64_t a, std::uint64_t b) { return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0; }
 
-void print_text(const ReplayResult& r) {
+std::string clock_text(const std::string& clock) {
+    if (clock.empty()) return "clock not recorded";
+    switch (clock_order(clock)) {
+    case ClockOrder::PerCpu: return "clock " + clock + " (per-CPU: not ordered across CPUs)";
+    case ClockOrder::CrossCpu: return "clock " + clock;
+    default: return "clock " + clock + " (cross-CPU order unknown)";
+    }
+}
+
+void print_text(const ReplayResult& r, const Trace& t) {
     for (const auto& f : r.findings) {
         const auto& info = rule_info(f.rule);
         std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << " record " << f.record << ": expected "
@@ -49,6 +58,17 @@ void print_text(const ReplayResult& r) {
                 static_cast<unsigned long long>(s.injections_checked), static_cast<unsigned long long>(s.checkable_injections()),
                 pct(s.injections_checked, s.checkable_injections()), static_cast<unsigned long long>(s.eois_checked),
                 static_cast<unsigned long long>(s.real_eois()), pct(s.eois_checked, s.real_eois()), static_cast<unsigned long long>(s.ipis_checked));
+    std::printf("%s; ", clock_text(t.meta.clock).c_str());
+    if (s.clock_skew_bound_ns)
+        std::printf("cross-CPU skew within ±%.1f µs (from %llu pairs)\n", static_cast<double>(s.clock_skew_bound_ns) / 1e3,
+                    static_cast<unsigned long long>(s.clock_skew_pairs));
+    else
+        std::printf("cross-CPU skew not bounded (%llu pairs, none both ways between two CPUs)\n",
+                    static_cast<unsigned long long>(s.clock_skew_pairs));
+    for (const auto& w : r.late_irr_writes)
+        std::printf("late IRR write forgiven: vm%d/vcpu%d 0x%02x injected at record %llu (its accept at record %llu raced the injection at record %llu)\n",
+                    w.vm.value(), w.vcpu.value(), w.vector, static_cast<unsigned long long>(w.inject_record),
+                    static_cast<unsigned long long>(w.accept_record), static_cast<unsigned long long>(w.first_inject_record));
     std::printf("EOIs by path:");
     for (const auto& [k, v] : s.eois_by_path) std::printf(" %s %llu", k.c_str(), static_cast<unsigned long long>(v));
     std::printf("; PV EOI hit rate %.1f%%; max nesting %d\n", 100.0 * s.pv_eoi_hit_rate, s.max_nesting);
@@ -155,7 +175,7 @@ int cmd_check(Args& a) {
     }
     ReplayResult r = replay::replay(t, o);
     if (json) print_json(r);
-    else print_text(r);
+    else print_text(r, t);
     return r.divergences() + r.liveness_failures() ? 1 : kExitOk;
 }
 

@@ -52,13 +52,15 @@ struct Effect {
     int vector = -1;
     bool level = false;       // accept: level-triggered
     bool coalesced = false;   // accept: already pending
+    bool failed_delivery = false;  // re-injection: the exit before reported the vector's delivery failed (else KVM cancelled the entry)
     bool known = false;       // the vCPU's state was known when the event came
     bool checkable = false;   // known, and no APICv/AVIC delivering behind the trace's back: injections and PV EOIs can be judged
     bool starts_vm = false;   // kvm_entry: the VM's first
     bool boots_vm = false;    // kvm_entry: the VM's first, at the reset vector
     PvEoiUse pv_eoi;          // kvm_pv_eoi: what the guest found
     // Injections into ISR (Injected, InjectedAutoEoi): what the model made of the choice.
-    bool pending = false;     // the vector was in IRR
+    bool pending = false;     // the vector was in IRR (or maybe was: late_irr)
+    bool late_irr = false;    // not in IRR, but an accept's late IRR write may have put it back (late_irr.hpp)
     int deliverable = -1;     // the highest pending vector PPR lets through, or -1
     int expected = -1;        // what KVM should have injected (racing vectors forgiven: Model::classify_injection)
     int in_service = -1;      // the highest vector in service before it, or -1

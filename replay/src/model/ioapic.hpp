@@ -26,8 +26,14 @@ public:
     };
     // A pin's redirection entry as last seen; out-of-range pins are ignored.
     void route(int pin, const Entry& e);
+    // An EOI of `vector` went on to the IOAPIC and acknowledged `pin` (kvm_ack_irq).
+    // KVM sends an EOI there only for vectors it treats as IOAPIC-handled, and acks
+    // every pin of that vector. When nothing else explains it — the pin is edge-
+    // triggered, has that vector, and no level or RTC pin shares the vector — the pin
+    // has an ack notifier (the in-kernel PIT on pin 2 does): handled from now on.
+    void acked(int pin, int vector);
     // KVM's ioapic_handled_vectors for one vCPU: vectors of level-triggered pins (and
-    // the RTC pin) whose destination is this vCPU. Per vCPU, because Linux may give the
+    // the RTC pin, and pins with an ack notifier) whose destination is this vCPU. Per vCPU, because Linux may give the
     // same vector to an edge pin on one CPU and a level pin on another (seen in the
     // samples: 0x22 for the serial port and for virtio-blk). An xAPIC logical
     // destination the guest's LDR does not settle counts as "not handled": never a
@@ -35,8 +41,15 @@ public:
     bool handles(int vector, const Lapic& lapic, ApicId apic) const;
 
 private:
+    bool tracked(int pin) const {
+        const auto& p = pins_[static_cast<std::size_t>(pin)];
+        return p.level || pin == kRtcPin || notifier_[static_cast<std::size_t>(pin)];
+    }
+    void update_candidates();
+
     std::array<Entry, kPins> pins_{};
-    VectorSet candidates_;  // vectors of level/RTC pins: the quick reject
+    std::array<bool, kPins> notifier_{};  // learnt by acked()
+    VectorSet candidates_;  // vectors of level/RTC/notifier pins: the quick reject
 };
 
 }  // namespace irqflow::replay

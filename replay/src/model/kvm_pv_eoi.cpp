@@ -13,11 +13,13 @@ void KvmPvEoi::write_msr(std::int64_t data) {
 
 void KvmPvEoi::injected(int vector, bool ioapic_handled) {
     isr_cache_ = vector;
+    event_round_ = true;
     armed_2012_ = enabled_ && !ioapic_handled;
 }
 
 void KvmPvEoi::before_entry(bool irr_settled_empty, bool cached_ioapic_handled, bool pending_blocked) {
-    would_arm_ = irr_settled_empty && isr_cache_ >= 0 && !cached_ioapic_handled;
+    would_arm_ = event_round_ && irr_settled_empty && isr_cache_ >= 0 && !cached_ioapic_handled;
+    event_round_ = false;
     armed_ = enabled_ && would_arm_;
     if (pending_blocked) armed_2012_ = false;
 }

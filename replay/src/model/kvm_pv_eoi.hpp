@@ -21,11 +21,17 @@ public:
     // A vector entered ISR. KVM's highest-ISR cache now holds it; the 2012 series armed
     // here unless the IOAPIC needs to see this EOI.
     void injected(int vector, bool ioapic_handled);
+    // The delivery an exit cut short is injected again: KVM is processing events for
+    // this entry, so it may arm again for the vector in its cache.
+    void reinjected() { event_round_ = true; }
     // Any EOI (and an APIC reset) invalidates KVM's highest-ISR cache.
     void eoi() { isr_cache_ = -1; }
-    // Before a VM entry. Current kernels arm iff enabled, IRR is empty (`irr_settled_empty`:
-    // vectors racing in from other CPUs do not count), the cache holds a vector and that
-    // vector is not IOAPIC-handled. The 2012 series disarmed when a pending vector was
+    // Before a VM entry. Current kernels arm only on an entry that processed pending
+    // events (KVM_REQ_EVENT: here, one that injects or re-injects), and clear the flag
+    // again after the exit that follows; they arm iff enabled, IRR is empty
+    // (`irr_settled_empty`: vectors racing in from other CPUs do not count), the cache
+    // holds a vector and that vector is not IOAPIC-handled. So a PV EOI never follows an
+    // exit taken after its injection. The 2012 series disarmed when a pending vector was
     // blocked by priority (nesting).
     void before_entry(bool irr_settled_empty, bool cached_ioapic_handled, bool pending_blocked);
     // What a kvm_pv_eoi finds (before use()): used before any enabling MSR write in the
@@ -47,6 +53,7 @@ private:
     bool armed_2012_ = false;
     bool would_arm_ = false;
     int isr_cache_ = -1;     // KVM's highest_isr_cache: the last vector set in ISR, -1 after any EOI
+    bool event_round_ = false;  // an injection since the last entry: the next entry processes events
 };
 
 }  // namespace irqflow::replay

@@ -81,7 +81,10 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
     // exit_int_info shows its delivery was cut short is a re-injection.
     const auto flag = e.get(slot::inj_reinjected);
     if (e.get(slot::inj_soft).value_or(0)) fx.outcome = Outcome::InjectSoft;
-    else if (flag ? *flag != 0 : vec == v.interrupted_vector) fx.outcome = Outcome::Reinject;
+    else if (flag ? *flag != 0 : vec == v.interrupted_vector) {
+        fx.outcome = Outcome::Reinject;
+        fx.failed_delivery = vec == v.interrupted_vector;
+    }
     else if (vec < 0 || vec >= apic::kVectors) fx.outcome = Outcome::InjectBadVector;
     // Not pending in the local APIC while the 8259 can deliver to this vCPU (APIC
     // software-disabled, or LVT0 in ExtINT mode) and the vector is one the PIC was
@@ -91,14 +94,20 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
     else fx.outcome = v.synic.auto_eoi(vec) ? Outcome::InjectedAutoEoi : Outcome::Injected;
     if (fx.outcome != Outcome::Injected && fx.outcome != Outcome::InjectedAutoEoi) return;
     fx.pending = v.lapic.irr().test(vec);
-    fx.deliverable = v.lapic.deliverable();
+    fx.late_irr = !fx.pending && v.late_irr.mark().vector == vec && !v.lapic.isr().test(vec);
+    VectorSet irr = v.lapic.irr();
+    if (fx.late_irr) {  // maybe pending: judged as pending, priority rules included
+        fx.pending = true;
+        irr.set(vec);
+    }
+    fx.deliverable = apic_deliverable(irr, v.lapic.ppr());
     fx.in_service = v.lapic.isr().highest();
     // The vector KVM should have injected: the highest deliverable one — unless that one
     // raced in from another CPU since the vCPU's last exit (KVM may have looked before it
     // landed) and the injected vector is the highest deliverable without the racers.
     fx.expected = fx.deliverable;
     if (fx.deliverable != vec && fx.deliverable >= 0 && v.racing.test(fx.deliverable)) {
-        VectorSet without = v.lapic.irr().minus(v.racing);
+        VectorSet without = irr.minus(v.racing);
         if (v.racing.test(vec)) without.set(vec);
         if (apic_deliverable(without, v.lapic.ppr()) == vec) fx.expected = vec;
     }
@@ -106,16 +115,13 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
 
 void Model::commit_vm_event(const Event& e, const Effect& fx) {
     switch (e.kind) {
-    case EventKind::Lost:  // anything could have happened on that CPU: every vCPU may have run there
-        unsync_all();
-        ipis_.drop_all();
-        return;
+    case EventKind::Lost: drop_window_closes(); return;
     case EventKind::ApicvInhibitChanged: {
         VmModel* vm = vm_mut(e.vm);
         if (!vm) return;
         vm->apicv_active = e.get(slot::apicv_inhibits).value_or(1) == 0;  // no inhibit left: APICv/AVIC runs
         if (vm->apicv_active)
-            for (auto s : vm->vcpus) vcpus_[static_cast<std::size_t>(s.value())].synced = false;
+            for (auto s : vm->vcpus) unsync(vcpus_[static_cast<std::size_t>(s.value())]);
         return;
     }
     case EventKind::IoapicSetIrq:
@@ -126,20 +132,31 @@ void Model::commit_vm_event(const Event& e, const Effect& fx) {
         return;
     case EventKind::ApicAcceptIrq: commit_accept(e, fx); return;
     case EventKind::ApicvAcceptIrq:
-        if (fx.vcpu != kNoVcpu) vcpus_[static_cast<std::size_t>(fx.vcpu.value())].synced = false;
+        if (fx.vcpu != kNoVcpu) unsync(vcpus_[static_cast<std::size_t>(fx.vcpu.value())]);
         return;
     default: return;
     }
 }
 
-// The vCPU really blocked after HLT. KVM blocks only with nothing deliverable, so every
-// pending vector now was accepted since that HLT (and is in the trace); and Linux halts
-// only outside interrupt handlers, so nothing is in service.
+// The vCPU really blocked after HLT. KVM blocks only with nothing injectable, so every
+// pending vector now was accepted since that HLT (and is in the trace); and an idle HLT
+// is outside any interrupt handler, so nothing is in service. A halt woken by a PV kick
+// is a spinlock wait, which may sit with interrupts off inside a handler and vectors
+// pending: no proof (replay/README.md, "Unknown until proven").
 void Model::commit_wakeup(const Event& e, VcpuModel& v) {
-    if (v.synced || !v.in_hlt || e.get(slot::wakeup_waited).value_or(0) != 1 || vm(v.vm)->apicv_active) return;
+    if (v.synced || !v.in_hlt || v.kicked_since_hlt || e.get(slot::wakeup_waited).value_or(0) != 1 || vm(v.vm)->apicv_active ||
+        !proofs_hold())
+        return;
     v.lapic.idle_since(v.accepted_since_hlt);
     v.pv_eoi.eoi();
     v.synced = true;
+    v.resynced_by_wakeup = true;
+}
+
+void Model::note_block(const Event& e, VcpuModel& v) {
+    // KVM blocked the halted vCPU with nothing injectable: no late IRR write is pending
+    // (unless a PV kick woke it: a spinlock wait may block with interrupts off).
+    if (v.in_hlt && !v.kicked_since_hlt && e.get(slot::wakeup_waited).value_or(0) == 1) v.late_irr.blocked();
 }
 
 namespace {
@@ -162,29 +179,65 @@ void Model::commit_accept(const Event& e, const Effect& fx) {
     if (fx.outcome == Outcome::AcceptInit) {
         d.lapic.reset();
         d.pv_eoi.eoi();
-        d.synced = true;
+        d.synced = proofs_hold();
+    } else if (fx.outcome == Outcome::AcceptNotInIrr && dm == apic::kDmRemoteRead) {
+        d.kicked_since_hlt = true;  // KVM delivers a PV kick (KVM_HC_KICK_CPU) in this mode
     } else if (fx.outcome == Outcome::Accepted) {
         d.lapic.accept(fx.vector, fx.level);
         d.accepted_since_hlt.set(fx.vector);
-        if (e.tid != d.tid) d.racing.set(fx.vector);
+        const bool cross = e.tid != d.tid;
+        if (cross) d.racing.set(fx.vector);
+        if (cross && d.synced && fx.coalesced) d.late_irr.coalesced_accept(fx.vector, e.ts.value(), e.record);
+        else d.late_irr.accepted(fx.vector);
+        if (cross && d.synced && !fx.coalesced) {
+            // a cause for the clock skew: the slot of this vector, else a free or the oldest one
+            auto* slot = &d.cross_accepts[0];
+            for (auto& c : d.cross_accepts) {
+                if (c.vector == fx.vector || c.vector < 0) {
+                    slot = &c;
+                    break;
+                }
+                if (c.ts < slot->ts) slot = &c;
+            }
+            *slot = {fx.vector, e.ts.value(), e.cpu.value()};
+        }
     }
 }
 
-void Model::commit_inject(const Event&, const Effect& fx, VcpuModel& v) {
+void Model::commit_inject(const Event& e, const Effect& fx, VcpuModel& v) {
     if (fx.outcome == Outcome::InjectSoft) return;
     v.interrupted_vector = -1;
     switch (fx.outcome) {
+    case Outcome::Reinject:
+        v.pv_eoi.reinjected();
+        v.late_irr.reinjected(fx.vector);
+        break;
     case Outcome::InjectExtInt: v.last_extint_vector = fx.vector; break;
     case Outcome::Injected:
     case Outcome::InjectedAutoEoi: {
         v.last_extint_vector = -1;
         const bool auto_eoi = fx.outcome == Outcome::InjectedAutoEoi;
+        note_injection_order(e, fx, v);
         v.lapic.inject(fx.vector, auto_eoi);
         if (!auto_eoi) v.pv_eoi.injected(fx.vector, ioapic_handles(v, fx.vector));
         break;
     }
     default: break;
     }
+}
+
+// What an injection into ISR tells the clock-skew bound and the late-IRR mark, before
+// the vector moves.
+void Model::note_injection_order(const Event& e, const Effect& fx, VcpuModel& v) {
+    for (auto& c : v.cross_accepts)
+        if (c.vector == fx.vector) {
+            if (fx.pending && !fx.late_irr) skew_.pair(c.cpu, e.cpu.value(), e.ts.value() - c.ts);
+            c = {};
+        }
+    const int marked = v.late_irr.mark().vector;
+    if (fx.late_irr) v.late_irr.used();
+    else if (marked > fx.vector && priority_class(marked) > priority_class(v.lapic.ppr())) v.late_irr.passed_over();
+    v.late_irr.injected(fx.vector, e.ts.value(), e.record, v.last_own_ts, std::max<std::int64_t>(skew_.bound_ns(), 0));
 }
 
 void Model::commit_entry(const Event& e, const Effect& fx) {
@@ -206,9 +259,11 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
         // entering at the reset vector: a (re)booted vCPU, its local APIC freshly reset
         v.lapic.reset();
         v.pv_eoi.eoi();
-        v.synced = true;
+        v.synced = proofs_hold();
     }
     v.in_hlt = false;
+    v.last_eoi_vector = -1;
+    v.late_irr.entered();
     // IRR counts as empty for PV EOI arming if only vectors racing in from other CPUs are there.
     const bool settled_empty = v.lapic.irr().subset_of(v.racing);
     const int cached = v.pv_eoi.isr_cache();
@@ -221,8 +276,15 @@ void Model::commit_exit(const Event& e, VcpuModel& v) {
     v.racing.reset();
     v.interrupted_vector = apic::interrupted_delivery(e.get(slot::exit_intr_info).value_or(0));
     const auto k = exit_class(e);
+    // The guest asks for an interrupt window right after an idle wakeup while the model
+    // has nothing it could take: it has something pending we did not see (the halt was
+    // not idle after all, e.g. a spinlock wait woken otherwise than by a traced kick).
+    if (v.resynced_by_wakeup && k == ExitClass::InterruptWindow && v.lapic.deliverable() < 0) unsync(v);
+    v.late_irr.exited(k == ExitClass::ExternalInterrupt);
+    v.resynced_by_wakeup = false;
     if (k == ExitClass::Hlt) {
         v.in_hlt = true;
+        v.kicked_since_hlt = false;
         v.accepted_since_hlt.reset();
     }
     if (k == ExitClass::Hlt || k == ExitClass::InterruptWindow) ++v.windows_opened;
@@ -238,8 +300,40 @@ void Model::commit_msr(const Event& e, VcpuModel& v) {
     else v.lapic.write_msr(ecx, data);
 }
 
+void Model::unsync(VcpuModel& v) {
+    v.synced = false;
+    v.late_irr.reset();
+    v.cross_accepts = {};
+}
+
 void Model::unsync_all() {
-    for (auto& v : vcpus_) v.synced = false;
+    for (auto& v : vcpus_) unsync(v);
+}
+
+// Events may be missing from here on any vCPU: nothing is known, no HLT proves an idle
+// wakeup across the window, and no IPI in flight can be judged complete.
+void Model::drop_window_opens() {
+    ++open_drops_;
+    unsync_all();
+    forget_halts();
+    ipis_.drop_all();
+}
+
+// The Lost marker: the window is over. What was sent inside it cannot be judged, and a
+// HLT before the marker cannot prove what happened inside the window.
+void Model::drop_window_closes() {
+    if (open_drops_ > 0) --open_drops_;
+    unsync_all();
+    forget_halts();
+    ipis_.drop_all();
+}
+
+void Model::forget_halts() {
+    for (auto& v : vcpus_) {
+        v.in_hlt = false;
+        v.resynced_by_wakeup = false;
+        v.accepted_since_hlt.reset();
+    }
 }
 
 void Model::finish() {

@@ -3,10 +3,12 @@
 // IPIs in flight. The only mutable machine state of the replay; commit() (or apply())
 // is its only writer. Rules and observers read it (replay/README.md, "Structure").
 #pragma once
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
 
+#include "clock_skew.hpp"
 #include "effect.hpp"
 #include "ioapic.hpp"
 #include "ipis_in_flight.hpp"
@@ -14,6 +16,7 @@
 #include "irqflow/replay/replay.hpp"
 #include "kvm_pv_eoi.hpp"
 #include "lapic.hpp"
+#include "late_irr.hpp"
 #include "pic8259.hpp"
 #include "registers.hpp"
 #include "synic.hpp"
@@ -30,8 +33,21 @@ struct VcpuModel {
     Synic synic;
     // What the trace has proven (replay/README.md, "Unknown until proven").
     bool synced = false;             // the state provably matches the guest's
-    bool in_hlt = false;             // the last exit was HLT, no entry since
+    bool in_hlt = false;             // the last exit was HLT, no entry since, no drop window since
+    bool kicked_since_hlt = false;   // a PV kick (KVM_HC_KICK_CPU) arrived since that HLT
+    bool resynced_by_wakeup = false; // synced by a HLT wakeup, no exit since
     VectorSet accepted_since_hlt;    // what arrived since that HLT
+    int last_eoi_vector = -1;        // the vector of the last kvm_eoi since the last entry, or -1
+    std::int64_t last_own_ts = 0;    // the last event of the vCPU's own thread
+    LateIrr late_irr;
+    // Accepts from another thread into an empty IRR slot of this synced vCPU, not yet
+    // injected: causes whose injection measures the clock skew (clock_skew.hpp).
+    struct CrossAccept {
+        int vector = -1;
+        std::int64_t ts = 0;
+        std::int32_t cpu = -1;
+    };
+    std::array<CrossAccept, 4> cross_accepts{};
     std::uint64_t windows_opened = 0;  // HLT and interrupt-window exits: times the guest could take an interrupt
     // Accepted by another thread since this vCPU's last exit: KVM may or may not have
     // seen them when it chose what to inject and whether to arm PV EOI (the tracepoints
@@ -68,7 +84,7 @@ public:
             const VmModel* m = vm(e.vm);
             if constexpr (K == EventKind::Entry) {
                 fx.starts_vm = m && !m->started;
-                fx.boots_vm = fx.starts_vm && e.get(slot::entry_rip) == kResetVector;
+                fx.boots_vm = fx.starts_vm && e.get(slot::entry_rip) == kResetVector && proofs_hold();
             }
             fx.vcpu = own_vcpu(e, m);
             if (fx.vcpu == kNoVcpu) return fx;
@@ -106,6 +122,11 @@ public:
                 else if (fx.outcome == Outcome::Eoi) v.lapic.eoi(fx.vector);
                 if (fx.outcome != Outcome::EoiBadVector) v.pv_eoi.eoi();
             }
+            if constexpr (K == EventKind::Eoi)
+                if (fx.outcome == Outcome::Eoi) v.last_eoi_vector = fx.vector;
+            if constexpr (K == EventKind::AckIrq)
+                if (e.get(slot::ack_irqchip) == slot::kIrqchipIoapic && v.last_eoi_vector >= 0)
+                    vm_mut(v.vm)->ioapic.acked(static_cast<int>(e.get(slot::ack_pin).value_or(-1)), v.last_eoi_vector);
             if constexpr (K == EventKind::PvEoi) v.pv_eoi.use();
             if constexpr (K == EventKind::Msr) commit_msr(e, v);
             if constexpr (K == EventKind::Apic)
@@ -122,9 +143,13 @@ public:
                 sent_ = nullptr;
                 send_hv_ipi(e, v);
             }
-            if constexpr (K == EventKind::VcpuWakeup) commit_wakeup(e, v);
+            if constexpr (K == EventKind::VcpuWakeup) {
+                note_block(e, v);
+                commit_wakeup(e, v);
+            }
             if constexpr (K == EventKind::Pio)
                 if (e.get(slot::pio_rw) == 1) vm_mut(v.vm)->pic.write_port(e.get(slot::pio_port).value_or(0), e.get(slot::pio_val).value_or(0));
+            v.last_own_ts = e.ts.value();
         }
     }
     template <EventKind K>
@@ -135,6 +160,12 @@ public:
     }
     // Any kind: decide and commit (the inspector's replayer, tests).
     Effect apply(const Event& e);
+    // A ring-buffer drop window opens before the next event (drop_windows.hpp): from
+    // here to its Lost marker any event may be missing, on any vCPU.
+    void drop_window_opens();
+    // Drop windows opened and not yet closed by their Lost marker.
+    int open_drop_windows() const { return open_drops_; }
+    const ClockSkew& clock_skew() const { return skew_; }
     // The end of the trace: every IPI in flight is complete.
     void finish();
     std::span<const IpiSend> completed() const { return completed_; }
@@ -169,10 +200,17 @@ private:
         return s != kNoVcpu && vcpu(s).tid == e.tid ? s : kNoVcpu;
     }
     static constexpr std::int64_t kResetVector = 0xfff0;  // where a vCPU starts after reset (CS:IP f000:fff0)
+    // A proof of a vCPU's state (reset, INIT, an idle wakeup) holds only in observed
+    // time: not while a drop window is open, when events after it may be missing.
+    bool proofs_hold() const { return open_drops_ == 0; }
+    void drop_window_closes();
+    void forget_halts();
     Effect decide_vm_event(const Event& e) const;
     void classify_injection(const Event& e, const VcpuModel& v, Effect& fx) const;
     void commit_vm_event(const Event& e, const Effect& fx);
     void commit_wakeup(const Event& e, VcpuModel& v);
+    void note_block(const Event& e, VcpuModel& v);
+    void note_injection_order(const Event& e, const Effect& fx, VcpuModel& v);
     const VmModel* find_vm(VmId id) const;
     VcpuSlot find_sparse(VmId vm, std::int32_t id) const;
     VmModel* vm_mut(VmId id);
@@ -181,6 +219,7 @@ private:
     void commit_entry(const Event& e, const Effect& fx);
     void commit_exit(const Event& e, VcpuModel& v);
     void commit_msr(const Event& e, VcpuModel& v);
+    void unsync(VcpuModel& v);
     void unsync_all();
     // IPI destination sets (routing.cpp).
     void send_icr(const Event& e, VcpuModel& v);
@@ -200,6 +239,8 @@ private:
     IpisInFlight ipis_;  // built once the vCPUs are known
     std::vector<IpiSend> completed_;
     const IpiSend* sent_ = nullptr;
+    int open_drops_ = 0;
+    ClockSkew skew_;
 };
 
 }  // namespace irqflow::replay

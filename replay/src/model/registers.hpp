@@ -13,6 +13,7 @@ namespace irqflow::replay::apic {
 
 // xAPIC register offsets in the 4 KiB MMIO page: kvm_apic's `reg`, kvm_mmio's gpa & 0xff0.
 inline constexpr std::int64_t kRegTpr = 0x80, kRegEoi = 0xb0, kRegLdr = 0xd0, kRegDfr = 0xe0, kRegSpiv = 0xf0,
+                              kRegIcr = 0x300,
                               kRegLvt0 = 0x350;
 inline constexpr std::int64_t kMmioBase = 0xfee00000;  // the architectural default base
 inline constexpr std::int64_t kMmioPageMask = ~0xfffLL, kMmioRegMask = 0xff0;
@@ -23,6 +24,9 @@ inline constexpr std::uint32_t kMsrTpr = 0x808, kMsrEoi = 0x80b, kMsrSpiv = 0x80
 
 // Delivery modes (ICR, LVT, IOAPIC entries; kvm_apic_accept_irq's dm).
 inline constexpr int kDmFixed = 0, kDmLowestPriority = 1, kDmNmi = 4, kDmInit = 5, kDmExtInt = 7;
+// Remote read (reserved on modern APICs): KVM delivers a PV kick (KVM_HC_KICK_CPU) to
+// the halted vCPU in this mode; reports print it `vec 0 (Res3|edge)`.
+inline constexpr int kDmRemoteRead = 3;
 // ICR destination shorthands.
 inline constexpr int kShorthandNone = 0, kShorthandSelf = 1, kShorthandAll = 2, kShorthandAllButSelf = 3;
 // Vectors 0-15 are reserved: illegal in fixed and lowest-priority delivery.

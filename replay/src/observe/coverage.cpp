@@ -19,13 +19,17 @@ void Coverage::injection(const Effect& fx, const Model& m) {
     ++st_.injections;
     switch (fx.outcome) {
     case Outcome::InjectSoft: ++st_.soft_injections; break;
-    case Outcome::Reinject: ++st_.reinjections; break;
+    case Outcome::Reinject:
+        ++st_.reinjections;
+        ++(fx.failed_delivery ? st_.reinjections_failed_delivery : st_.reinjections_cancelled);
+        break;
     case Outcome::InjectExtInt: ++st_.extint_injections; break;
     case Outcome::Injected:
     case Outcome::InjectedAutoEoi:
         st_.injections_checked += fx.checkable;
+        st_.late_irr_writes += fx.late_irr;
         if (fx.outcome == Outcome::InjectedAutoEoi) ++st_.auto_eoi_injections;
-        else st_.max_nesting = std::max(st_.max_nesting, m.vcpu(fx.vcpu).lapic.isr().count());
+        else if (fx.known) st_.max_nesting = std::max(st_.max_nesting, m.vcpu(fx.vcpu).lapic.isr().count());
         break;
     default: break;
     }

@@ -18,7 +18,11 @@ public:
     // An injection or EOI not from a modelled vCPU's own thread: counted, never checked.
     void foreign(const Event& e);
     void gap() { ++st_.gaps; }
-    void accepted(const Effect& fx) { st_.coalesced_accepts += fx.coalesced; }
+    void accepted(const Event& e, const Effect& fx, const Model& m) {
+        if (!fx.coalesced) return;
+        ++st_.coalesced_accepts;
+        ++(e.tid == m.vcpu(fx.vcpu).tid ? st_.coalesced_accepts_own_thread : st_.coalesced_accepts_cross_thread);
+    }
     void injection(const Effect& fx, const Model& m);
     void eoi(const Effect& fx);
 

@@ -4,7 +4,7 @@
 
 namespace irqflow::replay {
 
-std::uint64_t icr_writes_for(const VmModel& vm, const ApicIdSet& dests) {
+std::uint64_t icr_exits_for(const VmModel& vm, const ApicIdSet& dests) {
     if (dests.empty()) return 0;
     if (vm.x2apic) {
         if (!vm.x2apic_cluster) return dests.size();
@@ -12,15 +12,15 @@ std::uint64_t icr_writes_for(const VmModel& vm, const ApicIdSet& dests) {
         for (auto id : dests) clusters.insert(apic::x2apic_cluster_of(id));
         return clusters.size();
     }
-    return vm.x2apic_cluster ? 2 : 2 * dests.size();
+    return vm.x2apic_cluster ? 3 : 3 * dests.size();
 }
 
 void IpiStats::hypercall(const Model& m) {
     const IpiSend* s = m.sent();
     if (!s) return;
     ++st_.pv_ipi_hypercalls;
-    const auto writes = icr_writes_for(*m.vm(s->vm), s->expected);
-    if (writes > 1) st_.exits_saved_pv_ipi += writes - 1;
+    const auto exits = icr_exits_for(*m.vm(s->vm), s->expected);
+    if (exits > 1) st_.exits_saved_pv_ipi += exits - 1;
 }
 
 void IpiStats::on_ipi(const IpiSend& s) {

@@ -8,11 +8,13 @@
 
 namespace irqflow::replay {
 
-// The ICR writes (exits) a send to `dests` costs without PV IPI, by the guest's APIC
+// The ICR accesses (exits) a send to `dests` costs without PV IPI, by the guest's APIC
 // mode: x2APIC physical one MSR write per destination, x2APIC cluster (the guest was
-// seen addressing logically) one per cluster; xAPIC an ICR2+ICR pair (two exits) per
-// destination, one pair in all when the guest addresses logically.
-std::uint64_t icr_writes_for(const VmModel& vm, const ApicIdSet& dests);
+// seen addressing logically) one per cluster; xAPIC an ICR read (Linux polls the busy
+// bit before each send; seen before every ICR write in the xapic sample) and an
+// ICR2+ICR pair, three exits per destination, or three in all when the guest addresses
+// logically.
+std::uint64_t icr_exits_for(const VmModel& vm, const ApicIdSet& dests);
 
 class IpiStats {
 public:

@@ -1,5 +1,7 @@
 #include "observers.hpp"
 
+#include <algorithm>
+
 namespace irqflow::replay {
 
 Observers::Observers(const Model& m, const ReplayOptions& o, ReplayResult& r)
@@ -40,7 +42,15 @@ void Observers::finish_eois(const Model& m) {
     for (const auto& r : eoi_paths_.finish()) resolved(r, m);
 }
 
+void Observers::late_irr_write(const Event& e, const Effect& fx, const Model& m) {
+    const auto& v = m.vcpu(fx.vcpu);
+    const auto& mark = v.late_irr.mark();
+    r_.late_irr_writes.push_back({v.vm, v.id, fx.vector, mark.accept_record, mark.first_inject_record, e.record});
+}
+
 void Observers::finish(const Model& m) {
+    r_.stats.clock_skew_bound_ns = static_cast<std::uint64_t>(std::max<std::int64_t>(m.clock_skew().bound_ns(), 0));
+    r_.stats.clock_skew_pairs = m.clock_skew().pairs();
     pv_ipi_cf_.finish(m);
     latency_.finish(r_.stats);
     exits_.finish(r_.stats);

@@ -34,6 +34,8 @@ public:
             if constexpr (EoiPaths::decides(K))
                 if (const auto r = eoi_paths_.before(e, fx)) resolved(r, m);
             if constexpr (!PvIpiCounterfactual::always_part_of_run(K)) pv_ipi_cf_.before(e, fx.vcpu, m);
+            if constexpr (K == EventKind::InjVirq)
+                if (fx.late_irr) late_irr_write(e, fx, m);
         }
     }
     template <EventKind K>
@@ -43,7 +45,7 @@ public:
             eoi_paths_.lost();
         } else if constexpr (K == EventKind::ApicAcceptIrq) {
             if (fx.outcome != Outcome::Accepted) return;
-            coverage_.accepted(fx);
+            coverage_.accepted(e, fx, m);
             evidence_.accepted(e, fx);
         } else if constexpr (own_thread_kind(K)) {
             if (fx.vcpu == kNoVcpu) return;
@@ -53,6 +55,7 @@ public:
             if constexpr (K == EventKind::Entry) eoi_paths_.entry(fx);
             if constexpr (K == EventKind::Exit) exits_.exit(e);
             if constexpr (K == EventKind::Mmio) eoi_paths_.mmio(e, fx);
+            if constexpr (K == EventKind::Apic) pv_ipi_cf_.apic_access(e, fx);
             if constexpr (K == EventKind::ApicIpi) {
                 ipis_.icr_write();
                 pv_ipi_cf_.icr_write(e, fx, m);
@@ -70,6 +73,7 @@ public:
 
 private:
     void resolved(const ResolvedEoi& r, const Model& m);
+    void late_irr_write(const Event& e, const Effect& fx, const Model& m);
     void injection(const Event& e, const Effect& fx, const Model& m);
     void eoi(const Event& e, const Effect& fx, const Model& m);
     ReplayResult& r_;

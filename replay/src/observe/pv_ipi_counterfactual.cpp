@@ -40,12 +40,22 @@ void PvIpiCounterfactual::learn(const Event& e, const Model& m) {
     }
 }
 
-void PvIpiCounterfactual::end_run_unless_part(const Event& e, Group& g, const VcpuModel& v, const Model& m) {
-    if (!part_of_icr_run(e)) close(g, v, m);
+void PvIpiCounterfactual::end_run_unless_part(const Event& e, VcpuSlot v, const Model& m) {
+    if (part_of_icr_run(e)) return;
+    const auto i = static_cast<std::size_t>(v.value());
+    close(groups_[i], m.vcpu(v), m);
+    icr_polls_[i] = 0;
+}
+
+void PvIpiCounterfactual::apic_access(const Event& e, const Effect& fx) {
+    if (e.get(slot::apic_rw) == 0 && e.get(slot::apic_reg) == apic::kRegIcr) ++icr_polls_[static_cast<std::size_t>(fx.vcpu.value())];
 }
 
 void PvIpiCounterfactual::icr_write(const Event& e, const Effect& fx, const Model& m) {
     auto& g = groups_[static_cast<std::size_t>(fx.vcpu.value())];
+    auto& polls = icr_polls_[static_cast<std::size_t>(fx.vcpu.value())];
+    const bool polled = polls > 0;
+    polls = 0;
     const int vec = static_cast<int>(e.get(slot::ipi_vec).value_or(0));
     const int dm = static_cast<int>(e.get(slot::ipi_dm).value_or(0));
     const bool plain = e.get(slot::ipi_shorthand).value_or(0) == apic::kShorthandNone && (dm == apic::kDmFixed || dm == apic::kDmNmi);
@@ -56,6 +66,7 @@ void PvIpiCounterfactual::icr_write(const Event& e, const Effect& fx, const Mode
         g.last_ts = e.ts.value();
         g.dests.insert(static_cast<std::uint32_t>(e.get(slot::ipi_dest_id).value_or(0)));
         ++g.writes;
+        g.polls += polled;
     }
 }
 
@@ -67,7 +78,7 @@ void PvIpiCounterfactual::close(Group& g, const VcpuModel& v, const Model& m) {
         ApicIdSet windows;  // one hypercall per 128-id window the destinations span
         const std::uint32_t base = g.dests.empty() ? 0 : *g.dests.begin();
         for (auto id : g.dests) windows.insert((id - base) / kPvIpiWindow);
-        const auto exits = vm.x2apic ? static_cast<std::uint64_t>(g.writes) : 2ULL * static_cast<std::uint64_t>(g.writes);
+        const auto exits = (vm.x2apic ? 1ULL : 2ULL) * static_cast<std::uint64_t>(g.writes) + static_cast<std::uint64_t>(g.polls);
         if (mask_send) ++st_.icr_sends_multi;
         if (exits > windows.size()) st_.predicted_pv_ipi_saved += exits - windows.size();
     }

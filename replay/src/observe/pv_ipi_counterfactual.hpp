@@ -4,8 +4,9 @@
 // exits in between is one send when each destination appears once and the vector is
 // one this guest sends to masks (seen with a shorthand, a multi-bit logical destination
 // or a PV IPI hypercall somewhere in the trace); otherwise it is single sends in a row.
-// xAPIC guests use the hypercall for every send (it replaces the ICR2+ICR pair), x2APIC
-// guests only for several destinations.
+// xAPIC guests use the hypercall for every send (it replaces the ICR2+ICR pair, and the
+// ICR read Linux does first to wait until the previous send left: each an exit, the
+// read counted when the trace shows it), x2APIC guests only for several destinations.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -17,7 +18,8 @@ namespace irqflow::replay {
 
 class PvIpiCounterfactual {
 public:
-    PvIpiCounterfactual(const Model& m, ReplayStats& st) : groups_(m.vcpu_count()), mask_vectors_(m.vm_count()), st_(st) {}
+    PvIpiCounterfactual(const Model& m, ReplayStats& st)
+        : groups_(m.vcpu_count()), icr_polls_(m.vcpu_count()), mask_vectors_(m.vm_count()), st_(st) {}
     // Every ICR write and hypercall: what the guest sends to masks.
     void learn(const Event& e, const Model& m);
     // The kinds that never end a run of ICR writes (the writes themselves and what their
@@ -29,11 +31,14 @@ public:
     // Before the model applies an event of the vCPU's own thread: anything but the
     // writes and their exits ends the run.
     void before(const Event& e, VcpuSlot v, const Model& m) {
-        auto& g = groups_[static_cast<std::size_t>(v.value())];
-        if (g.writes) end_run_unless_part(e, g, m.vcpu(v), m);
+        const auto i = static_cast<std::size_t>(v.value());
+        if (groups_[i].writes || icr_polls_[i]) end_run_unless_part(e, v, m);
     }
     // After an ICR write of the vCPU.
     void icr_write(const Event& e, const Effect& fx, const Model& m);
+    // After an xAPIC register access of the vCPU (kvm_apic): an ICR read is the poll
+    // before a send.
+    void apic_access(const Event& e, const Effect& fx);
     void finish(const Model& m);
 
 private:
@@ -43,10 +48,12 @@ private:
         int vector = -1, dm = -1;
         ApicIdSet dests;
         int writes = 0;
+        int polls = 0;  // writes preceded by an ICR read (xAPIC)
     };
     void close(Group& g, const VcpuModel& v, const Model& m);
-    void end_run_unless_part(const Event& e, Group& g, const VcpuModel& v, const Model& m);
+    void end_run_unless_part(const Event& e, VcpuSlot v, const Model& m);
     std::vector<Group> groups_;
+    std::vector<int> icr_polls_;  // per vCPU: ICR reads not yet followed by their write
     std::vector<VectorSet> mask_vectors_;  // per VM: vectors the guest sends to several CPUs at once
     ReplayStats& st_;
 };

@@ -103,6 +103,9 @@ inline constexpr int wakeup_ns = 0, wakeup_waited = 1, wakeup_valid = 2;
 // kvm_mmio
 inline constexpr int mmio_type = 0, mmio_len = 1, mmio_gpa = 2, mmio_val = 3;
 inline constexpr std::int64_t kMmioWrite = 2;  // kvm_mmio's type of a write
+// kvm_ack_irq
+inline constexpr int ack_irqchip = 0, ack_pin = 1;
+inline constexpr std::int64_t kIrqchipIoapic = 2;  // KVM_IRQCHIP_IOAPIC (0, 1: the two 8259s)
 // lost events
 inline constexpr int lost_count = 0;
 }  // namespace slot

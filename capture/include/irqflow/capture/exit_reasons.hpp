@@ -37,13 +37,15 @@ enum class ExitClass : std::uint8_t {
     Hlt,                // the guest halted (SVM HLT, VMX HLT)
     InterruptWindow,    // the guest opened an interrupt window KVM asked for (SVM VINTR, VMX interrupt window)
     ApicWrite,          // may carry an APIC register write (ICR, EOI): MSR write, APIC access/write, SVM NPF
+    ExternalInterrupt,  // a host interrupt (e.g. the IPI another CPU sends to kick this vCPU): SVM INTR, VMX external interrupt
 };
 // VMX reports the basic exit reason in bits 15:0 (bit 31 flags a failed entry); SVM
 // exit codes are whole numbers. (The codes are the kernel's UAPI ones, checked against
 // <asm/svm.h> and <asm/vmx.h> in exit_reasons.cpp; inline because every exit asks.)
 namespace exit_code {
-inline constexpr std::int64_t kSvmVintr = 0x064, kSvmHlt = 0x078, kSvmMsr = 0x07c, kSvmNpf = 0x400;
-inline constexpr std::int64_t kVmxInterruptWindow = 7, kVmxHlt = 12, kVmxMsrWrite = 32, kVmxApicAccess = 44, kVmxApicWrite = 56;
+inline constexpr std::int64_t kSvmIntr = 0x060, kSvmVintr = 0x064, kSvmHlt = 0x078, kSvmMsr = 0x07c, kSvmNpf = 0x400;
+inline constexpr std::int64_t kVmxExternalInterrupt = 1, kVmxInterruptWindow = 7, kVmxHlt = 12, kVmxMsrWrite = 32, kVmxApicAccess = 44,
+                              kVmxApicWrite = 56;
 }  // namespace exit_code
 constexpr ExitClass exit_class(std::int64_t code, std::int64_t isa) {
     using namespace exit_code;
@@ -51,6 +53,7 @@ constexpr ExitClass exit_class(std::int64_t code, std::int64_t isa) {
         switch (code) {
         case kSvmHlt: return ExitClass::Hlt;
         case kSvmVintr: return ExitClass::InterruptWindow;
+        case kSvmIntr: return ExitClass::ExternalInterrupt;
         case kSvmMsr:
         case kSvmNpf: return ExitClass::ApicWrite;
         default: return ExitClass::Other;
@@ -59,6 +62,7 @@ constexpr ExitClass exit_class(std::int64_t code, std::int64_t isa) {
     switch (code & 0xffff) {
     case kVmxHlt: return ExitClass::Hlt;
     case kVmxInterruptWindow: return ExitClass::InterruptWindow;
+    case kVmxExternalInterrupt: return ExitClass::ExternalInterrupt;
     case kVmxMsrWrite:
     case kVmxApicAccess:
     case kVmxApicWrite: return ExitClass::ApicWrite;

@@ -27,6 +27,11 @@ struct TraceMeta {
     std::vector<std::string> warnings;
 };
 
+// Whether a trace clock orders events across host CPUs (tracefs trace_clock): "local"
+// and "perf" are per-CPU clocks that may drift apart, the others are global.
+enum class ClockOrder { CrossCpu, PerCpu, Unknown };
+ClockOrder clock_order(std::string_view clock);
+
 struct VcpuInfo {
     VcpuId id = kUnknownVcpu;
     Tid tid{-1};

@@ -58,18 +58,24 @@ struct Latency {
 struct ReplayStats {
     std::uint64_t events = 0;
     std::uint64_t injections = 0, injections_checked = 0, reinjections = 0, extint_injections = 0, soft_injections = 0;
+    // Re-injections: of a delivery the exit before cut short (its vectoring info shows
+    // the vector), or of one whose entry KVM cancelled (no entry in between).
+    std::uint64_t reinjections_failed_delivery = 0, reinjections_cancelled = 0;
+    // Injections outside IRR and ISR forgiven as a late IRR write (model/late_irr.hpp).
+    std::uint64_t late_irr_writes = 0;
     std::uint64_t auto_eoi_injections = 0;  // Hyper-V SynIC auto-EOI vectors
     std::uint64_t coalesced_accepts = 0;    // accepted while already pending: merged (lost-edge risk)
+    std::uint64_t coalesced_accepts_own_thread = 0, coalesced_accepts_cross_thread = 0;  // by the thread that sent it
     std::uint64_t eois = 0, eois_checked = 0, eoi_nothing_in_service = 0;
     std::map<std::string, std::uint64_t> eois_by_path;  // by to_string(EoiPath)
     std::uint64_t pv_eois = 0;
     double pv_eoi_hit_rate = 0;                          // PV EOIs / real EOIs
-    int max_nesting = 0;
+    int max_nesting = 0;  // on vCPUs whose state was known
     std::uint64_t ipis_checked = 0, pv_ipi_hypercalls = 0, icr_ipis = 0, hv_ipis = 0;
     std::uint64_t exits = 0;
     std::map<std::string, std::uint64_t> exits_by_reason;  // by exit_reason_key
     std::uint64_t exits_saved_pv_eoi = 0;  // one per kvm_pv_eoi
-    std::uint64_t exits_saved_pv_ipi = 0;  // per hypercall: the ICR writes it replaced - 1
+    std::uint64_t exits_saved_pv_ipi = 0;  // per hypercall: the ICR accesses it replaced - 1
     // Counterfactuals, meaningful on captures with the feature off: EOI exits that PV
     // EOI would have saved (a real EOI while the arming rule would have armed it), and
     // ICR writes of one multi-destination send that a PV IPI hypercall would have
@@ -81,6 +87,9 @@ struct ReplayStats {
     std::map<int, Latency> inject_to_eoi;
     std::uint64_t unsynced_events = 0;    // vCPU events seen while its state was unknown
     std::uint64_t gaps = 0;
+    // Bound on the skew between host CPUs' trace clocks (model/clock_skew.hpp): 0 when
+    // no pair of CPUs showed causes and effects both ways; from this many pairs.
+    std::uint64_t clock_skew_bound_ns = 0, clock_skew_pairs = 0;
 
     // Injections the model can judge: every kvm_inj_virq but software interrupts and
     // re-injections of an interrupted delivery.
@@ -129,7 +138,19 @@ struct IpiRecord {
     bool exact = true;
 };
 
+// An injection of a vector outside IRR and ISR that the replay forgave: an accept of it
+// from another CPU raced KVM's IRR-to-ISR move of the injection before (model/late_irr.hpp).
+struct LateIrrWrite {
+    VmId vm = kUnknownVm;
+    VcpuId vcpu = kUnknownVcpu;
+    int vector = -1;
+    std::uint64_t accept_record = 0;        // the accept that raced
+    std::uint64_t first_inject_record = 0;  // the injection it raced
+    std::uint64_t inject_record = 0;        // the injection forgiven
+};
+
 struct ReplayResult {
+    std::vector<LateIrrWrite> late_irr_writes;
     std::vector<InterruptRecord> interrupts;  // with collect_details
     std::vector<IpiRecord> ipis;              // with collect_details
     PvEoiSemantics semantics = PvEoiSemantics::Current;
@@ -143,6 +164,7 @@ struct ReplayResult {
 ReplayResult replay(const Trace& trace, const ReplayOptions& options = {});
 
 class Model;
+class DropWindows;
 // Incremental replay of the model alone (no rules, no statistics), for "the APIC state
 // at time T" (the GUI inspector): step through the trace's events and read every
 // vCPU's modelled state; copies are checkpoints.
@@ -160,6 +182,7 @@ public:
 private:
     const Trace& trace_;
     std::unique_ptr<Model> model_;
+    std::unique_ptr<DropWindows> drops_;
     std::size_t pos_ = 0;
 };
 
