@@ -247,3 +247,22 @@ TEST_CASE("every bit in service at a time is explained by its accept, injection 
     CHECK(bits >= 5);
     CHECK(explained == bits);
 }
+
+TEST_CASE("the findings tab groups follow-ons under their root, in order", "[gui][panels]") {
+    const Trace t = load_trace(std::string(IRQFLOW_CASES) + "/ISR-ORDER-fires-cascade-collapsed.txt");
+    const auto r = replay::replay(t);
+    REQUIRE(r.findings.size() == 3);
+    const auto groups = gui::finding_groups(r);
+    REQUIRE(groups.size() == 1);
+    CHECK(groups[0].root == 0);
+    CHECK(groups[0].follow_ons == std::vector<std::size_t>{1, 2});
+
+    replay::ReplayResult two;  // two roots, the second with a follow-on after a root of its own
+    two.findings.resize(4);
+    two.findings[2].caused_by = 1;
+    two.findings[3].caused_by = 0;
+    const auto g = gui::finding_groups(two);
+    REQUIRE(g.size() == 2);
+    CHECK(g[0].follow_ons == std::vector<std::size_t>{3});
+    CHECK(g[1].follow_ons == std::vector<std::size_t>{2});
+}

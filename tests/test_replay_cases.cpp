@@ -1,6 +1,7 @@
 // Diff tests of the replay rules: every file in tests/replay/cases/ is a trace-cmd
 // report snippet with the findings it must produce written above it
 //   # expect: RULE VCPU RECORD      (VCPU "-" when the finding names none)
+//   # expect: RULE VCPU RECORD after ROOT   (a follow-on of the root finding at record ROOT)
 //   # options: semantics=2012 reinject_loop=3 …   (replay options the case needs)
 // and nothing else may be found. Files are named <RULE-ID>-fires-… (the rule must fire)
 // or <RULE-ID>-quiet-… (it must not); every rule of rules.def has both.
@@ -26,10 +27,13 @@ namespace fs = std::filesystem;
 struct Expected {
     std::string rule, vcpu;
     std::uint64_t record;
+    std::string after;  // the root's record for a follow-on, "" for a root
     auto operator<=>(const Expected&) const = default;
 };
 
-std::string text(const Expected& x) { return x.rule + " " + x.vcpu + " " + std::to_string(x.record); }
+std::string text(const Expected& x) {
+    return x.rule + " " + x.vcpu + " " + std::to_string(x.record) + (x.after.empty() ? "" : " after " + x.after);
+}
 
 ReplayOptions parse_options(const std::string& line, const std::string& file) {
     ReplayOptions o;
@@ -96,6 +100,10 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
                 Expected x;
                 REQUIRE(f >> x.rule >> x.vcpu >> x.record);
                 REQUIRE(rule_by_id(x.rule));
+                if (std::string word; f >> word) {
+                    REQUIRE(word == "after");
+                    REQUIRE(f >> x.after);
+                }
                 expected.insert(x);
             } else if (line.rfind("# options: ", 0) == 0) {
                 options = parse_options(line.substr(11), name);
@@ -107,7 +115,8 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
         const ReplayResult r = replay::replay(load_trace(path.string()), options);
         std::multiset<Expected> found;
         for (const auto& f : r.findings)
-            found.insert({std::string(rule_info(f.rule).id), f.vcpu == kUnknownVcpu ? "-" : std::to_string(f.vcpu.value()), f.record});
+            found.insert({std::string(rule_info(f.rule).id), f.vcpu == kUnknownVcpu ? "-" : std::to_string(f.vcpu.value()), f.record,
+                          f.caused_by ? std::to_string(r.findings[*f.caused_by].record) : ""});
         std::string want, got;
         for (const auto& x : expected) want += "\n  " + text(x);
         for (const auto& x : found) got += "\n  " + text(x);

@@ -198,6 +198,8 @@ std::string describe(const ReplayResult& r) {
                       static_cast<unsigned long long>(f.record));
         std::string line = std::string(rule_info(f.rule).id) + b + ": expected " + f.expected + "; observed " + f.observed;
         for (const auto& [rec, what] : f.chain) line += " [record " + std::to_string(rec) + ": " + what + "]";
+        if (!f.resync.empty()) line += "; model re-synchronized: " + f.resync;
+        if (f.caused_by) line += " (follow-on of record " + std::to_string(r.findings[*f.caused_by].record) + ")";
         for (unsigned char c : line) digest = (digest ^ c) * 1099511628211ULL;
         if (i < kListed) out += line + '\n';
         else ++more[std::string(rule_info(f.rule).id)];

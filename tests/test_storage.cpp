@@ -195,6 +195,17 @@ TEST_CASE("schema 3: a version-2 file's stats take the keys of check --json", "[
     CHECK(one(d, "SELECT CAST(pv_eois IS NULL AS INTEGER) FROM pv_eoi_hit_rate WHERE session = 1") == "1");
 }
 
+TEST_CASE("schema 4: a follow-on finding names its root, the root what the model adopted", "[storage]") {
+    auto path = fresh_db("cascade.db");
+    const std::string cascade = std::string(IRQFLOW_CASES) + "/ISR-ORDER-fires-cascade-collapsed.txt";
+    REQUIRE(run(cli() + " import '" + cascade + "' --db '" + path.string() + "'").status == 0);
+    Database d(path.string(), Database::Mode::ReadOnly);
+    CHECK(one(d, "SELECT group_concat(rule || ' ' || record || ' ' || coalesce(caused_by, '-'), '; ') FROM "
+                 "(SELECT * FROM findings ORDER BY id)") == "ISR-ORDER 10 -; EOI-NOT-HIGHEST-ISR 11 0; PVEOI-NOT-ARMED 15 0");
+    CHECK(one(d, "SELECT resync FROM findings_with_evidence WHERE caused_by IS NULL") == "retired {0xfd} from ISR");
+    CHECK(one(d, "SELECT CAST(value AS INTEGER) FROM stats WHERE key = 'follow_ons'") == "2");
+}
+
 TEST_CASE("schema migrations: a version-1 file is upgraded, a newer one refused untouched", "[storage]") {
     auto v1 = fresh_db("v1.db");
     {

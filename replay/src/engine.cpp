@@ -3,12 +3,13 @@
 #include <utility>
 
 #include "drop_windows.hpp"
+#include "rules/finding_text.hpp"
 
 namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
-    : t_(t), o_(o), model_(t), observers_(model_, o_, r_), checks_(make_checks(model_)),
-      ctx_{t_.events, model_, observers_.evidence(), o_, semantics, r_.findings} {
+    : t_(t), o_(o), model_(t, semantics), observers_(model_, o_, r_), checks_(make_checks(model_)),
+      ctx_{t_.events, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()) {
     r_.semantics = semantics;
     for (const auto& c : checks_) {
         const auto s = c->subscriptions();
@@ -29,8 +30,12 @@ void Engine::handle(Engine& self, const Event& e) {
     auto& model = self.model_;
     const Effect fx = model.decide<K>(e);
     self.observers_.before<K>(e, fx, model);
-    if constexpr (Rules)
+    if constexpr (Rules) {
+        const std::size_t found = self.r_.findings.size();
         for (Check* c : self.before_[k]) c->before(e, fx, self.ctx_);
+        if constexpr (K == EventKind::InjVirq || K == EventKind::Eoi || K == EventKind::PvEoi)
+            if (fx.vcpu != kNoVcpu) self.recover(fx, found);
+    }
     model.commit<K>(e, fx);
     if constexpr (K == EventKind::Entry || K == EventKind::Exit) self.dispatch_completed_ipis();
     self.observers_.after<K>(e, fx, model);
@@ -50,6 +55,18 @@ void Engine::run() {
     model_.finish();
     dispatch_completed_ipis();
     observers_.finish(model_);
+}
+
+// After the rules judged an injection or EOI: the first finding says what the model
+// adopts from the event, and findings its vCPU's open episode explains are follow-ons.
+void Engine::recover(const Effect& fx, std::size_t found) {
+    auto& findings = r_.findings;
+    const auto& v = model_.vcpu(fx.vcpu);
+    if (fx.adopts() && findings.size() > found) findings[found].resync = adoption_text(fx, v.lapic, v.accepted_since_entry);
+    VectorSet involved;
+    for (int x : {fx.vector, fx.expected, fx.in_service, static_cast<int>(fx.drop_irr), v.lapic.isr().highest()})
+        if (x >= 0 && x < apic::kVectors) involved.set(x);
+    follow_ons_.event(static_cast<std::size_t>(fx.vcpu.value()), fx.outcome == Outcome::Injected, fx.vector, involved, findings, found);
 }
 
 void Engine::dispatch_ipis() {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "follow_ons.hpp"
 #include "model/model.hpp"
 #include "observe/observers.hpp"
 #include "rules/check.hpp"
@@ -33,6 +34,7 @@ private:
         if (!model_.completed().empty()) dispatch_ipis();
     }
     void dispatch_ipis();
+    void recover(const Effect& fx, std::size_t found);
 
     const Trace& t_;
     ReplayOptions o_;
@@ -44,6 +46,7 @@ private:
     // per event kind: the checks subscribed before / after the model applies it
     std::array<std::vector<Check*>, kKinds> before_, after_;
     std::vector<Check*> on_ipi_;
+    FollowOns follow_ons_;
     std::array<Handler, kKinds> handlers_{};
 };
 

@@ -60,6 +60,10 @@ std::uint64_t ReplayResult::liveness_failures() const {
         std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return rule_info(f.rule).severity == Severity::Liveness; }));
 }
 
+std::uint64_t ReplayResult::follow_ons() const {
+    return static_cast<std::uint64_t>(std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.caused_by.has_value(); }));
+}
+
 ReplayResult replay(const Trace& trace, const ReplayOptions& options) {
     const PvEoiSemantics sem =
         options.semantics == PvEoiSemantics::Auto ? semantics_for_kernel(trace.meta.kernel_release) : options.semantics;

@@ -25,6 +25,8 @@ const Row kRows[] = {
      [](const ReplayResult& r) -> StatValue { return r.divergences(); }},
     {{"liveness", StatType::Count, kAll, "findings where an interrupt made no progress"},
      [](const ReplayResult& r) -> StatValue { return r.liveness_failures(); }},
+    {{"follow_ons", StatType::Count, kAll, "findings an earlier root finding on the same vCPU explains (caused_by)"},
+     [](const ReplayResult& r) -> StatValue { return r.follow_ons(); }},
     {{"injections", StatType::Count, kAll, "injections the model can judge (soft interrupts and re-injections excluded)"},
      [](const ReplayResult& r) -> StatValue { return r.stats.checkable_injections(); }},
     {{"injections_checked", StatType::Count, kAll, "injections judged: the vCPU's state was known"},

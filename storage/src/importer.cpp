@@ -156,15 +156,20 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
             dest.bind(1, id).bind(2, n).bind(3, static_cast<std::int64_t>(apic)).bind(4, er.first ? 1 : 0).bind(5, er.second ? 1 : 0).run();
         ++n;
     }
-    Stmt f(db, "INSERT INTO findings (session, id, rule, severity, vm, vcpu, ts_ns, record, expected, observed) "
-               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+    Stmt f(db, "INSERT INTO findings (session, id, rule, severity, vm, vcpu, ts_ns, record, expected, observed, caused_by, resync) "
+               "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     Stmt c(db, "INSERT INTO finding_chain (session, finding, ord, record, what) VALUES (?1, ?2, ?3, ?4, ?5)");
     n = 0;
     for (const auto& x : r.findings) {
         const auto& info = replay::rule_info(x.rule);
         f.bind(1, id).bind(2, n).bind(3, info.id).bind(4, std::string_view(replay::to_string(info.severity)));
         f.bind(5, x.vm.value()).bind(6, x.vcpu.value()).bind(7, x.ts.value()).bind(8, x.record);
-        f.bind(9, std::string_view(x.expected)).bind(10, std::string_view(x.observed)).run();
+        f.bind(9, std::string_view(x.expected)).bind(10, std::string_view(x.observed));
+        // a finding's id is its index in the replay's findings: caused_by names the root's
+        f.bind(11, x.caused_by ? std::optional<std::int64_t>(static_cast<std::int64_t>(*x.caused_by)) : std::nullopt);
+        if (x.resync.empty()) f.bind(12, std::optional<std::int64_t>{});
+        else f.bind(12, std::string_view(x.resync));
+        f.run();
         std::int64_t ord = 0;
         for (const auto& [rec, what] : x.chain) c.bind(1, id).bind(2, n).bind(3, ord++).bind(4, rec).bind(5, std::string_view(what)).run();
         ++n;

@@ -95,6 +95,19 @@ UPDATE stats SET key = 'injections_all' WHERE key = 'injections';
 UPDATE stats SET key = 'eois_by_path_' || substr(key, 11) WHERE key LIKE 'eois\_path\_%' ESCAPE '\';
 UPDATE stats SET key = 'liveness' WHERE key = 'liveness_failures';
 )sql",
+        // 4: recovery after a divergence (replay/README.md, "Recovery"): a follow-on finding
+        // names its root (`caused_by`, the root's id; NULL for roots and in older sessions)
+        // and a root what the model adopted from the trace (`resync`).
+        R"sql(
+ALTER TABLE findings ADD COLUMN caused_by INTEGER;
+ALTER TABLE findings ADD COLUMN resync TEXT;
+DROP VIEW findings_with_evidence;
+CREATE VIEW findings_with_evidence AS
+  SELECT f.session, f.id, f.rule, f.severity, f.vcpu, f.ts_ns, f.record, f.expected, f.observed, f.caused_by, f.resync,
+    (SELECT group_concat(c.record || ': ' || c.what, '; ') FROM finding_chain c
+       WHERE c.session = f.session AND c.finding = f.id ORDER BY c.ord) AS evidence
+  FROM findings f;
+)sql",
     };
     return m;
 }

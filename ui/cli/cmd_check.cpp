@@ -1,6 +1,8 @@
 // irqflow check: replay a trace and report every divergence and liveness failure.
 // Exit 0 when everything checked agrees, 1 on findings, 2 on bad input.
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <iostream>
 #include <type_traits>
 #include <variant>
@@ -40,19 +42,45 @@ std::string clock_text(const std::string& clock) {
     }
 }
 
+// A root finding's follow-ons in one line: "+ 3 follow-on EOI-NOT-HIGHEST-ISR, 1
+// follow-on PVEOI-NOT-ARMED until 46.091695945 s".
+void print_follow_ons(const ReplayResult& r, const std::vector<std::size_t>& follow_ons) {
+    std::map<std::string_view, std::size_t> by_rule;
+    TimestampNs last;
+    for (auto i : follow_ons) {
+        ++by_rule[rule_info(r.findings[i].rule).id];
+        last = std::max(last, r.findings[i].ts);
+    }
+    std::cout << "  +";
+    const char* sep = " ";
+    for (const auto& [rule, n] : by_rule) {
+        std::cout << sep << n << " follow-on " << rule;
+        sep = ", ";
+    }
+    std::cout << " until " << ts_text(last) << " s\n";
+}
+
 void print_text(const ReplayResult& r, const Trace& t) {
-    for (const auto& f : r.findings) {
+    std::map<std::size_t, std::vector<std::size_t>> follow_ons;  // root → its follow-ons
+    for (std::size_t i = 0; i < r.findings.size(); ++i)
+        if (r.findings[i].caused_by) follow_ons[*r.findings[i].caused_by].push_back(i);
+    for (std::size_t i = 0; i < r.findings.size(); ++i) {
+        const auto& f = r.findings[i];
+        if (f.caused_by) continue;
         const auto& info = rule_info(f.rule);
         std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << " record " << f.record << ": expected "
                   << f.expected << "; observed " << f.observed;
         for (const auto& [rec, what] : f.chain) std::cout << " [record " << rec << ": " << what << "]";
+        if (!f.resync.empty()) std::cout << "; model re-synchronized: " << f.resync;
         std::cout << '\n';
+        if (const auto it = follow_ons.find(i); it != follow_ons.end()) print_follow_ons(r, it->second);
     }
     const auto& s = r.stats;
     if (r.final_state.empty())
         std::printf("\nwarning: no vCPU could be identified (no kvm_entry/kvm_exit in the trace): nothing was checked\n");
-    std::printf("\nreplay: %zu findings (%llu divergences, %llu liveness); PV EOI semantics: %s\n", r.findings.size(),
-                static_cast<unsigned long long>(r.divergences()), static_cast<unsigned long long>(r.liveness_failures()),
+    std::printf("\nreplay: %zu findings (%llu divergences, %llu liveness; %llu root, %llu follow-on); PV EOI semantics: %s\n",
+                r.findings.size(), static_cast<unsigned long long>(r.divergences()), static_cast<unsigned long long>(r.liveness_failures()),
+                static_cast<unsigned long long>(r.findings.size() - r.follow_ons()), static_cast<unsigned long long>(r.follow_ons()),
                 to_string(r.semantics));
     std::printf("checked: %llu/%llu injections (%.1f%%), %llu/%llu EOIs (%.1f%%), %llu IPIs\n",
                 static_cast<unsigned long long>(s.injections_checked), static_cast<unsigned long long>(s.checkable_injections()),
@@ -150,6 +178,8 @@ void print_json(const ReplayResult& r) {
                 json_string(jc.key("what"), f.chain[c].second);
             }
             o << ']';
+            if (!f.resync.empty()) json_string(jf.key("resync"), f.resync);
+            if (f.caused_by) jf.key("caused_by") << *f.caused_by;
         }
         o << ']';
         json_summary(j.key("summary"), r);

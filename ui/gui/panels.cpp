@@ -76,26 +76,46 @@ void navigation_bar(const Session& s, UiState& u) {
     }
 }
 
-// Each finding: a line that jumps to it, opening to what was expected and observed and
-// the chain of records that built the expectation (each one a jump too).
+// One finding: a line that jumps to it, opening to what was expected and observed, what
+// the model adopted, and the chain of records that built the expectation (each one a
+// jump too). Returns whether it is open (the caller pops it).
+bool finding_node(const Session& s, UiState& u, std::size_t i, const char* suffix) {
+    const auto& f = s.replay.findings[i];
+    const auto& info = replay::rule_info(f.rule);
+    char line[280];
+    std::snprintf(line, sizeof line, "%.9f  vm%d/vcpu%d  %s (%s)  record %llu%s##%zu", secs(f.ts.value()), f.vm.value(), f.vcpu.value(),
+                  std::string(info.id).c_str(), replay::to_string(info.severity), static_cast<ull>(f.record), suffix, i);
+    const bool open = ImGui::TreeNodeEx(line, ImGuiTreeNodeFlags_SpanAvailWidth);
+    if (ImGui::IsItemClicked()) u.nav.centre_on(f.ts.value());
+    if (!open) return false;
+    ImGui::TextWrapped("%s", std::string(info.summary).c_str());
+    ImGui::TextWrapped("expected: %s", f.expected.c_str());
+    ImGui::TextWrapped("observed: %s", f.observed.c_str());
+    if (!f.resync.empty()) ImGui::TextWrapped("model re-synchronized: %s", f.resync.c_str());
+    for (std::size_t k = 0; k < f.chain.size(); ++k) {
+        std::snprintf(line, sizeof line, "record %llu: %s##%zu.%zu", static_cast<ull>(f.chain[k].first), f.chain[k].second.c_str(), i, k);
+        if (ImGui::Selectable(line)) go(u, record_time(s.trace, f.chain[k].first));
+    }
+    return true;
+}
+
+// Root findings, each with its follow-ons collapsed under it: one fault, one line.
 void findings_tab(const Session& s, UiState& u) {
     const auto& r = s.replay;
     if (r.findings.empty()) ImGui::TextUnformatted("no divergences or liveness failures");
-    for (std::size_t i = 0; i < r.findings.size(); ++i) {
-        const auto& f = r.findings[i];
-        const auto& info = replay::rule_info(f.rule);
-        char line[240];
-        std::snprintf(line, sizeof line, "%.9f  vm%d/vcpu%d  %s (%s)  record %llu##%zu", secs(f.ts.value()), f.vm.value(), f.vcpu.value(),
-                      std::string(info.id).c_str(), replay::to_string(info.severity), static_cast<ull>(f.record), i);
-        const bool open = ImGui::TreeNodeEx(line, ImGuiTreeNodeFlags_SpanAvailWidth);
-        if (ImGui::IsItemClicked()) u.nav.centre_on(f.ts.value());
-        if (!open) continue;
-        ImGui::TextWrapped("%s", std::string(info.summary).c_str());
-        ImGui::TextWrapped("expected: %s", f.expected.c_str());
-        ImGui::TextWrapped("observed: %s", f.observed.c_str());
-        for (std::size_t k = 0; k < f.chain.size(); ++k) {
-            std::snprintf(line, sizeof line, "record %llu: %s##%zu.%zu", static_cast<ull>(f.chain[k].first), f.chain[k].second.c_str(), i, k);
-            if (ImGui::Selectable(line)) go(u, record_time(s.trace, f.chain[k].first));
+    for (const auto& g : finding_groups(r)) {
+        char more[48] = "";
+        if (!g.follow_ons.empty()) std::snprintf(more, sizeof more, "  + %zu follow-on%s", g.follow_ons.size(), g.follow_ons.size() == 1 ? "" : "s");
+        if (!finding_node(s, u, g.root, more)) continue;
+        if (!g.follow_ons.empty()) {
+            char label[64];
+            std::snprintf(label, sizeof label, "%zu follow-on finding%s this fault explains##fo%zu", g.follow_ons.size(),
+                          g.follow_ons.size() == 1 ? "" : "s", g.root);
+            if (ImGui::TreeNode(label)) {
+                for (auto i : g.follow_ons)
+                    if (finding_node(s, u, i, "")) ImGui::TreePop();
+                ImGui::TreePop();
+            }
         }
         ImGui::TreePop();
     }
@@ -288,7 +308,7 @@ void panels(const Session& s, UiState& u, float x, float y, float w, float h) {
     };
     if (ImGui::BeginTabBar("tabs")) {
         char findings[48];
-        std::snprintf(findings, sizeof findings, "Findings (%zu)###findings", s.replay.findings.size());
+        std::snprintf(findings, sizeof findings, "Findings (%zu)###findings", s.replay.findings.size() - s.replay.follow_ons());  // roots
         if (tab(findings, "findings")) {
             findings_tab(s, u);
             ImGui::EndTabItem();

@@ -78,6 +78,21 @@ std::vector<StatRow> statistics_rows(const replay::ReplayResult& r) {
     return rows;
 }
 
+std::vector<FindingGroup> finding_groups(const replay::ReplayResult& r) {
+    std::vector<FindingGroup> groups;
+    std::vector<std::size_t> group_of(r.findings.size(), 0);
+    for (std::size_t i = 0; i < r.findings.size(); ++i) {
+        const auto& root = r.findings[i].caused_by;
+        if (root && *root < i) {
+            groups[group_of[*root]].follow_ons.push_back(i);
+        } else {  // a root (or a caused_by that does not point back: shown as a root)
+            group_of[i] = groups.size();
+            groups.push_back({i, {}});
+        }
+    }
+    return groups;
+}
+
 std::optional<int> event_vector(const Event& e) {
     std::optional<std::int64_t> v;
     switch (e.kind) {

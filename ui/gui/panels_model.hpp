@@ -47,6 +47,14 @@ struct StatRow {
 };
 std::vector<StatRow> statistics_rows(const replay::ReplayResult& r);
 
+// The findings tab's tree: root findings in order, each with its follow-ons (the findings
+// whose caused_by names it, replay/README.md "Recovery"), as indices into r.findings.
+struct FindingGroup {
+    std::size_t root = 0;
+    std::vector<std::size_t> follow_ons;
+};
+std::vector<FindingGroup> finding_groups(const replay::ReplayResult& r);
+
 // The vector an event is about (accepts, injections, EOIs, ICR IPIs), if any.
 std::optional<int> event_vector(const Event& e);
 

@@ -58,6 +58,13 @@ struct Effect {
     bool starts_vm = false;   // kvm_entry: the VM's first
     bool boots_vm = false;    // kvm_entry: the VM's first, at the reset vector
     PvEoiUse pv_eoi;          // kvm_pv_eoi: what the guest found
+    // What the trace proved the model wrong about (replay/README.md, "Recovery"): commit
+    // makes the model agree again, and the event's first finding says so.
+    std::int16_t drop_irr = -1;        // injection: this higher deliverable vector was passed over: not pending after all
+    std::int16_t isr_clear_from = -1;  // injection below the class in service, EOI of another vector: ISR from here up was retired unseen
+    bool irr_settled_clear = false;    // a PV EOI the model had not armed: KVM armed it, so IRR held nothing from before the entry
+    bool reinject_in_service = false;  // a re-injection of a vector the model had not in service: it was injected unseen
+    bool adopts() const { return drop_irr >= 0 || isr_clear_from >= 0 || irr_settled_clear || reinject_in_service; }
     // Injections into ISR (Injected, InjectedAutoEoi): what the model made of the choice.
     bool pending = false;     // the vector was in IRR (or maybe was: late_irr)
     bool late_irr = false;    // not in IRR, but an accept's late IRR write may have put it back (late_irr.hpp)

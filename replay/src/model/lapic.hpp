@@ -52,6 +52,12 @@ public:
         isr_.reset();
         irr_ = pending;
     }
+    // Recovery after a divergence (replay/README.md, "Recovery"): the trace proved these
+    // vectors were not pending / the ones from `vector` up no longer in service.
+    void drop_pending(const VectorSet& s) { irr_ = irr_.minus(s); }
+    void retire_from(int vector) {
+        for (int v = isr_.highest(); v >= vector && v >= 0; v = isr_.highest()) isr_.clear(v);
+    }
 
 private:
     VectorSet irr_, isr_, tmr_;

@@ -10,7 +10,8 @@
 #include "registers.hpp"
 
 namespace irqflow::replay {
-Model::Model(const Trace& t) {
+Model::Model(const Trace& t, PvEoiSemantics semantics)
+    : semantics_(semantics == PvEoiSemantics::Original2012 ? semantics : PvEoiSemantics::Current) {
     for (const auto& vm : t.vms) {
         VmModel m;
         m.id = vm.id;
@@ -84,6 +85,8 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
     else if (flag ? *flag != 0 : vec == v.interrupted_vector) {
         fx.outcome = Outcome::Reinject;
         fx.failed_delivery = vec == v.interrupted_vector;
+        fx.reinject_in_service = vec >= apic::kFirstLegalVector && vec < apic::kVectors && !v.lapic.isr().test(vec) &&
+                                 vec != v.last_extint_vector;
     }
     else if (vec < 0 || vec >= apic::kVectors) fx.outcome = Outcome::InjectBadVector;
     // Not pending in the local APIC while the 8259 can deliver to this vCPU (APIC
@@ -111,6 +114,13 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
         if (v.racing.test(vec)) without.set(vec);
         if (apic_deliverable(without, v.lapic.ppr()) == vec) fx.expected = vec;
     }
+    // Recovery: a nested injection not above the class in service proves the vectors in
+    // service from its class up were retired unseen; passing over a higher deliverable
+    // vector proves that one was not pending.
+    if (fx.in_service >= 0 && priority_class(vec) <= priority_class(fx.in_service))
+        fx.isr_clear_from = static_cast<std::int16_t>(vec & 0xf0);
+    else if (fx.pending && fx.expected >= 0 && fx.expected != vec)
+        fx.drop_irr = static_cast<std::int16_t>(fx.expected);
 }
 
 void Model::commit_vm_event(const Event& e, const Effect& fx) {
@@ -185,6 +195,7 @@ void Model::commit_accept(const Event& e, const Effect& fx) {
     } else if (fx.outcome == Outcome::Accepted) {
         d.lapic.accept(fx.vector, fx.level);
         d.accepted_since_hlt.set(fx.vector);
+        d.accepted_since_entry.set(fx.vector);
         const bool cross = e.tid != d.tid;
         if (cross) d.racing.set(fx.vector);
         if (cross && d.synced && fx.coalesced) d.late_irr.coalesced_accept(fx.vector, e.ts.value(), e.record);
@@ -209,6 +220,7 @@ void Model::commit_inject(const Event& e, const Effect& fx, VcpuModel& v) {
     v.interrupted_vector = -1;
     switch (fx.outcome) {
     case Outcome::Reinject:
+        if (fx.reinject_in_service) v.lapic.inject(fx.vector, false);
         v.pv_eoi.reinjected();
         v.late_irr.reinjected(fx.vector);
         break;
@@ -218,6 +230,12 @@ void Model::commit_inject(const Event& e, const Effect& fx, VcpuModel& v) {
         v.last_extint_vector = -1;
         const bool auto_eoi = fx.outcome == Outcome::InjectedAutoEoi;
         note_injection_order(e, fx, v);
+        if (fx.isr_clear_from >= 0) v.lapic.retire_from(fx.isr_clear_from);
+        if (fx.drop_irr >= 0) {
+            VectorSet passed_over;
+            passed_over.set(fx.drop_irr);
+            v.lapic.drop_pending(passed_over);
+        }
         v.lapic.inject(fx.vector, auto_eoi);
         if (!auto_eoi) v.pv_eoi.injected(fx.vector, ioapic_handles(v, fx.vector));
         break;
@@ -262,6 +280,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
         v.synced = proofs_hold();
     }
     v.in_hlt = false;
+    v.accepted_since_entry.reset();
     v.last_eoi_vector = -1;
     v.late_irr.entered();
     // IRR counts as empty for PV EOI arming if only vectors racing in from other CPUs are there.

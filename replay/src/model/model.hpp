@@ -53,6 +53,7 @@ struct VcpuModel {
     // seen them when it chose what to inject and whether to arm PV EOI (the tracepoints
     // race across CPUs).
     VectorSet racing;
+    VectorSet accepted_since_entry;  // everything accepted since the last entry
     int interrupted_vector = -1;     // the last exit cut this vector's delivery short (exit_int_info)
     int last_extint_vector = -1;     // the last injection was this 8259 vector (re-injected outside ISR too)
 };
@@ -71,7 +72,8 @@ struct VmModel {
 
 class Model {
 public:
-    explicit Model(const Trace& trace);
+    // `semantics`: how the host arms PV EOI (Auto is taken as Current).
+    explicit Model(const Trace& trace, PvEoiSemantics semantics = PvEoiSemantics::Current);
 
     // What an event of kind K will do, from the state before it. No change. (Per kind,
     // so the engine's handler of each kind compiles to only what that kind does.)
@@ -95,10 +97,17 @@ public:
             if constexpr (K == EventKind::Eoi) {
                 fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
                 fx.outcome = fx.vector < 0 ? Outcome::EoiNothing : fx.vector >= apic::kVectors ? Outcome::EoiBadVector : Outcome::Eoi;
+                // KVM retires the highest vector in service and names it: anything the
+                // model has above it was retired unseen. (Below it, the model only lacked
+                // the vector's injection: what it has in service may still be.)
+                if (fx.outcome == Outcome::Eoi && v.lapic.isr().highest() > fx.vector)
+                    fx.isr_clear_from = static_cast<std::int16_t>(fx.vector + 1);
             }
             if constexpr (K == EventKind::PvEoi) {
                 fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
                 fx.pv_eoi = v.pv_eoi.peek_use();
+                fx.irr_settled_clear = semantics_ == PvEoiSemantics::Current && fx.pv_eoi.enabled && !fx.pv_eoi.armed_current &&
+                                       !v.lapic.irr().subset_of(v.accepted_since_entry);
             }
             return fx;
         }
@@ -118,6 +127,7 @@ public:
             if constexpr (K == EventKind::Exit) commit_exit(e, v);
             if constexpr (K == EventKind::InjVirq) commit_inject(e, fx, v);
             if constexpr (K == EventKind::Eoi) {
+                if (fx.isr_clear_from >= 0) v.lapic.retire_from(fx.isr_clear_from);
                 if (fx.outcome == Outcome::EoiNothing) v.lapic.eoi_nothing();
                 else if (fx.outcome == Outcome::Eoi) v.lapic.eoi(fx.vector);
                 if (fx.outcome != Outcome::EoiBadVector) v.pv_eoi.eoi();
@@ -127,7 +137,10 @@ public:
             if constexpr (K == EventKind::AckIrq)
                 if (e.get(slot::ack_irqchip) == slot::kIrqchipIoapic && v.last_eoi_vector >= 0)
                     vm_mut(v.vm)->ioapic.acked(static_cast<int>(e.get(slot::ack_pin).value_or(-1)), v.last_eoi_vector);
-            if constexpr (K == EventKind::PvEoi) v.pv_eoi.use();
+            if constexpr (K == EventKind::PvEoi) {
+                if (fx.irr_settled_clear) v.lapic.drop_pending(v.lapic.irr().minus(v.accepted_since_entry));
+                v.pv_eoi.use();
+            }
             if constexpr (K == EventKind::Msr) commit_msr(e, v);
             if constexpr (K == EventKind::Apic)
                 if (e.get(slot::apic_rw) == 1) v.lapic.write_register(e.get(slot::apic_reg).value_or(0), e.get(slot::apic_val).value_or(0));
@@ -241,6 +254,7 @@ private:
     const IpiSend* sent_ = nullptr;
     int open_drops_ = 0;
     ClockSkew skew_;
+    PvEoiSemantics semantics_;
 };
 
 }  // namespace irqflow::replay

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "../model/effect.hpp"
+#include "../model/lapic.hpp"
 #include "irqflow/replay/vector_set.hpp"
 
 namespace irqflow::replay {
@@ -21,6 +23,23 @@ inline std::string set_str(const VectorSet& s) {
     for (int v = 255; v >= 0; --v)
         if (s.test(v)) out += (out.size() > 1 ? "," : "") + vec_str(v);
     return out + "}";
+}
+
+// What the model adopts from an event that proved it wrong (Effect::adopts), from the
+// state before the event: "dropped 0xfc from IRR", "retired {0xf3} from ISR".
+inline std::string adoption_text(const Effect& fx, const Lapic& before, const VectorSet& accepted_since_entry) {
+    std::string out;
+    auto add = [&](const std::string& s) { out += (out.empty() ? "" : ", ") + s; };
+    if (fx.isr_clear_from >= 0) {
+        VectorSet retired;
+        for (int v = before.isr().highest(); v >= fx.isr_clear_from; --v)
+            if (before.isr().test(v)) retired.set(v);
+        if (!retired.empty()) add("retired " + set_str(retired) + " from ISR");
+    }
+    if (fx.drop_irr >= 0) add("dropped " + vec_str(fx.drop_irr) + " from IRR");
+    if (fx.reinject_in_service) add("put " + vec_str(fx.vector) + " in service");
+    if (fx.irr_settled_clear) add("dropped " + set_str(before.irr().minus(accepted_since_entry)) + " from IRR");
+    return out;
 }
 
 template <class Ids>

@@ -43,6 +43,12 @@ struct Finding {
     std::string observed;
     // Records that built the expectation, oldest first, with what each did.
     std::vector<std::pair<std::uint64_t, std::string>> chain;
+    // What the model adopted from the trace after this divergence so that later events
+    // are checked against the trace again (replay/README.md, "Recovery"), or empty.
+    std::string resync;
+    // A follow-on: the index (in the result's findings) of the earlier root finding on
+    // this vCPU whose fault explains it; none for a root (replay/README.md, "Recovery").
+    std::optional<std::size_t> caused_by;
 };
 
 }  // namespace irqflow::replay

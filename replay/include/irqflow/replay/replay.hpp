@@ -159,6 +159,7 @@ struct ReplayResult {
     std::vector<VcpuState> final_state;
     std::uint64_t divergences() const;
     std::uint64_t liveness_failures() const;
+    std::uint64_t follow_ons() const;  // findings an earlier root explains (Finding::caused_by)
 };
 
 ReplayResult replay(const Trace& trace, const ReplayOptions& options = {});

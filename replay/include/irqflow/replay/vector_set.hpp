@@ -33,6 +33,12 @@ public:
         for (std::size_t i = 0; i < 4; ++i) r.w_[i] = w_[i] & ~o.w_[i];
         return r;
     }
+    void merge(const VectorSet& o) {
+        for (std::size_t i = 0; i < 4; ++i) w_[i] |= o.w_[i];
+    }
+    bool intersects(const VectorSet& o) const {
+        return ((w_[0] & o.w_[0]) | (w_[1] & o.w_[1]) | (w_[2] & o.w_[2]) | (w_[3] & o.w_[3])) != 0;
+    }
     // Every member is also in `o`.
     bool subset_of(const VectorSet& o) const {
         return ((w_[0] & ~o.w_[0]) | (w_[1] & ~o.w_[1]) | (w_[2] & ~o.w_[2]) | (w_[3] & ~o.w_[3])) == 0;
