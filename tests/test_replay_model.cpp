@@ -272,24 +272,25 @@ TEST_CASE("LateIrr: a raced accept marks its vector only when the injection show
     CHECK(l.mark().vector == -1);
 }
 
-TEST_CASE("DropWindows: a drop opens after its CPU's previous event, or at the start", "[replay][model][lost]") {
+TEST_CASE("Drop windows: a drop opens after its CPU's previous event, or at the start", "[replay][model][lost]") {
     TraceBuilder b(2, false);  // 6 events: each vCPU's entry, exit, SPIV write, vCPU i on CPU i
     b.exit(0).exit(1).entry(0).lost(1).entry(1).lost(0);
     const Trace t = b.build();
     // 6 exit cpu0, 7 exit cpu1, 8 entry cpu0, 9 lost cpu1, 10 entry cpu1, 11 lost cpu0
     REQUIRE(t.events[9].kind == EventKind::Lost);
-    DropWindows d(t.events);
-    CHECK(d.size() == 2);
+    CHECK(t.drop_window_starts == std::vector<std::size_t>{8, 9});  // after CPU 1's exit, after CPU 0's entry
+    DropWindows d(t.drop_window_starts);
+    CHECK(d.next_start() == 8);
     CHECK(d.opening_before(7) == 0);
-    CHECK(d.opening_before(8) == 1);  // after CPU 1's exit
-    CHECK(d.opening_before(9) == 1);  // after CPU 0's entry
+    CHECK(d.opening_before(8) == 1);
+    CHECK(d.opening_before(9) == 1);
     CHECK(d.opening_before(11) == 0);
+    CHECK(d.next_start() == static_cast<std::size_t>(-1));
 
     TraceBuilder c(1, false);  // CPU 0 only
     c.lost(1).entry(0);
     const Trace u = c.build();
-    DropWindows e(u.events);
-    CHECK(e.opening_before(0) == 1);  // nothing earlier on CPU 1: from the start
+    CHECK(u.drop_window_starts == std::vector<std::size_t>{0});  // nothing earlier on CPU 1: from the start
 }
 
 TEST_CASE("Pic8259: ICW1 then ICW2 programs the vector base, unprogrammed, any vector may be the PIC's", "[replay][model][pic]") {

@@ -13,6 +13,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "irqflow/capture/drop_windows.hpp"
 #include "irqflow/capture/readers.hpp"
 
 namespace irqflow {
@@ -102,7 +103,9 @@ void attribute(Trace& trace) {
     };
     last_tid = INT32_MIN;
     const ThreadVm* last = nullptr;
+    DropWindowFinder drops;  // fused with this pass: a pass of its own costs as much
     for (auto& e : trace.events) {
+        drops.next(e);
         if (e.tid.value() != last_tid) {
             last_tid = e.tid.value();
             auto it = thread.find(last_tid);
@@ -124,6 +127,7 @@ void attribute(Trace& trace) {
         default: break;
         }
     }
+    trace.drop_window_starts = drops.take();
 }
 
 }  // namespace irqflow

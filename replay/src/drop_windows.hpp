@@ -1,31 +1,29 @@
-// Ring-buffer drops as intervals (replay/README.md, "Lost events are intervals"). trace-cmd marks a
-// drop on the first event a host CPU recorded after it; the events it lost lie between
-// that CPU's previous recorded event and the marker. From the start of that interval
-// the model may lack anything, on any vCPU (a vCPU thread can migrate onto that CPU
-// inside it, and accepts are traced on the sender's CPU), so the replay must stop
-// trusting it there — not only at the marker.
+// Ring-buffer drops as intervals (replay/README.md, "Lost events are intervals"). The
+// capture layer knows where each drop's lost events may start (Trace::drop_window_starts:
+// after its CPU's previous event, not at the marker). From there the model may lack
+// anything, on any vCPU — a vCPU thread can migrate onto that CPU inside the window, and
+// accepts are traced on the sender's CPU — so the replay stops trusting it there.
 #pragma once
 #include <cstddef>
 #include <span>
-#include <vector>
-
-#include "irqflow/capture/event.hpp"
 
 namespace irqflow::replay {
 
 class DropWindows {
 public:
-    explicit DropWindows(std::span<const Event> events);
-    // How many drop windows open right before events[i]. Called with increasing i.
+    explicit DropWindows(std::span<const std::size_t> sorted_starts) : starts_(sorted_starts) {}
+    // How many drop windows open right before event `i`. Called with increasing i.
     std::size_t opening_before(std::size_t i) {
         std::size_t n = 0;
         while (next_ < starts_.size() && starts_[next_] <= i) ++n, ++next_;
         return n;
     }
+    // The next event index where one opens (the engine's quick test), or SIZE_MAX.
+    std::size_t next_start() const { return next_ < starts_.size() ? starts_[next_] : static_cast<std::size_t>(-1); }
     std::size_t size() const { return starts_.size(); }
 
 private:
-    std::vector<std::size_t> starts_;  // per Lost marker: index of the first event after its CPU's previous one; sorted
+    std::span<const std::size_t> starts_;
     std::size_t next_ = 0;
 };
 

@@ -44,10 +44,11 @@ void Engine::handle(Engine& self, const Event& e) {
 }
 
 void Engine::run() {
-    DropWindows drops(t_.events);
+    DropWindows drops(t_.drop_window_starts);
     const std::size_t n = t_.events.size();
     for (std::size_t i = 0; i < n; ++i) {
-        for (std::size_t k = drops.opening_before(i); k > 0; --k) model_.drop_window_opens();
+        if (i >= drops.next_start())
+            for (std::size_t k = drops.opening_before(i); k > 0; --k) model_.drop_window_opens();
         const Event& e = t_.events[i];
         handlers_[static_cast<std::size_t>(e.kind)](*this, e);
     }
@@ -61,12 +62,14 @@ void Engine::run() {
 // adopts from the event, and findings its vCPU's open episode explains are follow-ons.
 void Engine::recover(const Effect& fx, std::size_t found) {
     auto& findings = r_.findings;
+    const auto slot = static_cast<std::size_t>(fx.vcpu.value());
+    if (findings.size() == found && !follow_ons_.open(slot)) return;  // the common case: nothing to say
     const auto& v = model_.vcpu(fx.vcpu);
     if (fx.adopts() && findings.size() > found) findings[found].resync = adoption_text(fx, v.lapic, v.accepted_since_entry);
     VectorSet involved;
     for (int x : {fx.vector, fx.expected, fx.in_service, static_cast<int>(fx.drop_irr), v.lapic.isr().highest()})
         if (x >= 0 && x < apic::kVectors) involved.set(x);
-    follow_ons_.event(static_cast<std::size_t>(fx.vcpu.value()), fx.outcome == Outcome::Injected, fx.vector, involved, findings, found);
+    follow_ons_.event(slot, fx.outcome == Outcome::Injected, fx.vector, involved, findings, found);
 }
 
 void Engine::dispatch_ipis() {

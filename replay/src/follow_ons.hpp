@@ -18,6 +18,8 @@ namespace irqflow::replay {
 class FollowOns {
 public:
     explicit FollowOns(std::size_t vcpus) : episodes_(vcpus) {}
+    // An episode is open on vCPU slot `v` (else a clean event concerns nobody).
+    bool open(std::size_t v) const { return episodes_[v].open; }
     // An injection (`injection`), EOI or PV EOI of `vector` on vCPU slot `v` involving
     // `involved`; findings[first_new..] are the ones it raised.
     void event(std::size_t v, bool injection, int vector, const VectorSet& involved, std::vector<Finding>& findings, std::size_t first_new) {

@@ -73,7 +73,7 @@ ReplayResult replay(const Trace& trace, const ReplayOptions& options) {
 }
 
 Replayer::Replayer(const Trace& trace)
-    : trace_(trace), model_(std::make_unique<Model>(trace)), drops_(std::make_unique<DropWindows>(trace.events)) {}
+    : trace_(trace), model_(std::make_unique<Model>(trace)), drops_(std::make_unique<DropWindows>(trace.drop_window_starts)) {}
 Replayer::~Replayer() = default;
 Replayer::Replayer(const Replayer& o)
     : trace_(o.trace_), model_(std::make_unique<Model>(*o.model_)), drops_(std::make_unique<DropWindows>(*o.drops_)), pos_(o.pos_) {}

@@ -1,5 +1,6 @@
 // A stored session read back into the capture layer's Trace, so the replay (and the
 // GUI) run on a database exactly as on the trace file it came from.
+#include "irqflow/capture/drop_windows.hpp"
 #include "irqflow/storage/database.hpp"
 #include "sqlite_util.hpp"
 
@@ -86,6 +87,7 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
         if (++p.done % 65536 == 0 && progress) progress(p);
     }
     add_gaps_before(UINT64_MAX);
+    find_drop_windows(t);
     {
         Stmt v(db_, "SELECT vm, vcpu, tid, apic_id, apic_id_from_trace FROM vcpus WHERE session = ?1 ORDER BY vm, vcpu");
         v.bind(1, id);

@@ -55,6 +55,10 @@ public:
     std::string raw;
     // Host thread names as the source recorded them (cmdlines / report task column).
     std::unordered_map<std::int32_t, std::string> comms;
+    // Where the events of each ring-buffer drop may start (capture/README.md, "Lost
+    // events"): per Lost marker, the index of the first event after its CPU's previous
+    // one (0 if none), sorted. Filled by attribute() (or find_drop_windows()).
+    std::vector<std::size_t> drop_window_starts;
 
     std::uint16_t intern(std::string_view name);
     const std::string& name(std::uint16_t id) const { return names_[id]; }

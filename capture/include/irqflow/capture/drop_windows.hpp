@@ -1,0 +1,45 @@
+// Where each ring-buffer drop's lost events may start (capture/README.md, "Lost events
+// are intervals"): trace-cmd marks a drop on the first event a CPU recorded after it,
+// so the lost events lie between that CPU's previous event and the marker.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "irqflow/capture/event.hpp"
+
+namespace irqflow {
+
+class Trace;
+
+// Fed every event in order; per Lost marker, the index right after its CPU's previous
+// event (0 when the CPU had none, or an id no host has).
+class DropWindowFinder {
+public:
+    void next(const Event& e) {
+        const std::int32_t cpu = e.cpu.value();
+        const bool known = cpu >= 0 && cpu < kMaxCpu;
+        const auto c = static_cast<std::size_t>(cpu);
+        if (e.kind == EventKind::Lost) {
+            starts_.push_back(known && c < after_last_.size() ? after_last_[c] : 0);
+        } else if (known) {
+            if (c >= after_last_.size()) after_last_.resize(c + 1, 0);
+            after_last_[c] = i_ + 1;
+        }
+        ++i_;
+    }
+    // The starts, sorted (Trace::drop_window_starts).
+    std::vector<std::size_t> take();
+
+private:
+    static constexpr std::int32_t kMaxCpu = 1 << 16;
+    std::vector<std::size_t> after_last_;  // per host CPU: index + 1 of its last event so far
+    std::vector<std::size_t> starts_;
+    std::size_t i_ = 0;
+};
+
+// Fills trace.drop_window_starts from its events (attribute() does it in its own pass;
+// loaders that do not attribute call this).
+void find_drop_windows(Trace& trace);
+
+}  // namespace irqflow
