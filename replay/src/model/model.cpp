@@ -280,6 +280,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
         v.synced = proofs_hold();
     }
     v.in_hlt = false;
+    v.last_own_ts = e.ts.value();
     v.accepted_since_entry.reset();
     v.last_eoi_vector = -1;
     v.late_irr.entered();
