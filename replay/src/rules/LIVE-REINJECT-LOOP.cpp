@@ -1,12 +1,20 @@
-// LIVE-REINJECT-LOOP: a re-injection repeats a delivery an exit cut short; the guest
-// takes the interrupt at the next clean entry. The same vector re-injected
-// ReplayOptions::reinject_loop times in a row, with no other injection between, is a
-// delivery that keeps failing (e.g. an exit on every attempt): a livelock.
+// LIVE-REINJECT-LOOP: a delivery that keeps failing. When an exit cuts an interrupt's
+// delivery short (its vectoring info — SVM exit_int_info, VMX IDT-vectoring info —
+// names the vector), KVM re-injects it at the next entry; a healthy guest takes it then.
+// The same vector failing ReplayOptions::reinject_loop times in a row at the same guest
+// RIP on the same exit (reason and fault: an NPF / EPT violation at the same GPA), with
+// no EOI in between, is a livelock, however short the excerpt: the same cycle cannot
+// end differently. A re-injection with no entry since the injection before it is a
+// cancelled entry (KVM backed out before entering), not a failed delivery: neutral.
+// Exits that do not report vectoring info (older kernels' kvm_exit) count when an entry
+// came between.
+#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "check.hpp"
 #include "finding_text.hpp"
+#include "irqflow/capture/exit_reasons.hpp"
 
 namespace irqflow::replay {
 namespace {
@@ -14,24 +22,67 @@ namespace {
 class LiveReinjectLoop final : public Check {
 public:
     LiveReinjectLoop(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
-    Subscriptions subscriptions() const override { return {{}, {EventKind::InjVirq}, false}; }
+    Subscriptions subscriptions() const override {
+        return {{}, {EventKind::Entry, EventKind::Exit, EventKind::InjVirq, EventKind::Eoi}, false};
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (fx.vcpu == kNoVcpu || fx.outcome == Outcome::InjectSoft) return;
+        if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
-        if (fx.outcome != Outcome::Reinject) {
-            s = {};
-        } else if (fx.vector != s.vector) {
-            s = {fx.vector, 1};
-        } else if (++s.run == c.options.reinject_loop) {
-            report(c, e, c.model.vcpu(fx.vcpu), "the guest to take the interrupt",
-                   vec_str(fx.vector) + " re-injected " + std::to_string(s.run) + " times in a row");
+        switch (e.kind) {
+        case EventKind::Entry: s.entered = true; return;
+        case EventKind::Exit:  // an exit means the vCPU had entered (an excerpt may start after the entry)
+            s.entered = true;
+            s.exit = {e.record, e.get(slot::exit_reason), e.get(slot::exit_isa), e.get(slot::exit_rip),
+                                        e.get(slot::exit_info1), e.get(slot::exit_info2), e.get(slot::exit_intr_info)};
+            return;
+        case EventKind::Eoi: s.loop = {}; return;  // the guest took something: progress
+        default: break;
         }
+        if (fx.outcome == Outcome::InjectSoft) return;
+        if (fx.outcome != Outcome::Reinject) {  // a new delivery
+            s.loop = {};
+            s.entered = false;
+            return;
+        }
+        const bool entered = s.entered;
+        s.entered = false;
+        if (!entered) return;  // a cancelled entry
+        const bool reported = s.exit.intr_info.has_value();
+        if (reported && !fx.failed_delivery) return;  // the exit does not say this delivery failed
+        if (fx.vector != s.loop.vector || !same_cycle(s.exit, s.loop.exit)) s.loop = {fx.vector, s.exit, 0, e.record};
+        if (++s.loop.cycles != c.options.reinject_loop) return;
+        report(c, e, c.model.vcpu(fx.vcpu), "the guest to take " + vec_str(fx.vector) + " at the next entry",
+               vec_str(fx.vector) + "'s delivery failed " + std::to_string(s.loop.cycles) + " times in a row, each time " +
+                   exit_text(s.exit) + ", with no EOI",
+               {{s.loop.exit.record, "first failed delivery: " + exit_text(s.loop.exit)}, {s.loop.first_reinject, "first re-injection"}});
     }
 
 private:
-    struct State {
+    struct Exit {
+        std::uint64_t record = 0;
+        std::optional<std::int64_t> reason, isa, rip, info1, info2, intr_info;
+    };
+    // One cycle is like the last: the same exit at the same place on the same fault.
+    static bool same_cycle(const Exit& a, const Exit& b) {
+        return a.reason == b.reason && a.isa == b.isa && a.rip == b.rip && a.info1 == b.info1 && a.info2 == b.info2;
+    }
+    static std::string exit_text(const Exit& x) {
+        const std::string reason = x.reason ? exit_reason_key(*x.reason, x.isa.value_or(kIsaVmx)) : "exit";
+        char b[128];
+        std::snprintf(b, sizeof b, "%s at rip 0x%llx (info 0x%llx 0x%llx)", reason.c_str(), static_cast<unsigned long long>(x.rip.value_or(0)),
+                      static_cast<unsigned long long>(x.info1.value_or(0)), static_cast<unsigned long long>(x.info2.value_or(0)));
+        return b;
+    }
+    struct Loop {
         int vector = -1;
-        int run = 0;
+        Exit exit;  // the cycle's exit
+        int cycles = 0;
+        std::uint64_t first_reinject = 0;
+    };
+    struct State {
+        bool entered = false;  // an entry (or an exit) since the last injection
+        Exit exit;             // the last exit
+        Loop loop;
     };
     std::vector<State> state_;
 };

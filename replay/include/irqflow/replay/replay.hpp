@@ -43,7 +43,7 @@ struct ReplayOptions {
     std::int64_t pending_threshold_ns = 100'000'000;    // LIVE-PENDING-NOT-INJECTED: deliverable this long,
     int pending_entries = 64;                           //   over this many entries
     int pending_windows = 8;                            //   and this many open interrupt windows
-    int reinject_loop = 100;                            // LIVE-REINJECT-LOOP: consecutive re-injections
+    int reinject_loop = 3;                              // LIVE-REINJECT-LOOP: identical failed-delivery cycles
     int level_storm = 1000;                             // LIVE-LEVEL-STORM: EOI→re-assert rounds
 };
 
