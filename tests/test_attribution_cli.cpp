@@ -1,6 +1,7 @@
 // Several VMs in one trace, and the CLI's events/stats/record commands.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "helpers.hpp"
@@ -112,4 +113,23 @@ TEST_CASE("record writes a trace.dat that trace-cmd report and our reader open",
     CHECK(!t.meta.kernel_release.empty());
     // the private instance is gone afterwards
     CHECK(run("ls /sys/kernel/tracing/instances/ | grep -c irqflow_").out.find('0') == 0);
+}
+
+TEST_CASE("check folds follow-ons under their root, names the root in JSON and keeps exit 1", "[cli][recovery]") {
+    const std::string cascade = std::string(IRQFLOW_CASES) + "/ISR-ORDER-fires-cascade-collapsed.txt";
+    auto text = run(cli() + " check '" + cascade + "'");
+    CHECK(text.status == 1);  // findings: exit 1, follow-ons or not
+    CHECK(text.out.find("ISR-ORDER vm0/vcpu0") != std::string::npos);
+    CHECK(text.out.find("model re-synchronized: retired {0xfd} from ISR") != std::string::npos);
+    CHECK(text.out.find("  + 1 follow-on EOI-NOT-HIGHEST-ISR, 1 follow-on PVEOI-NOT-ARMED until 1.000160000 s") != std::string::npos);
+    CHECK(text.out.find("EOI-NOT-HIGHEST-ISR vm0") == std::string::npos);  // folded, not listed
+    CHECK(text.out.find("3 findings (3 divergences, 0 liveness; 1 root, 2 follow-on)") != std::string::npos);
+    auto json = run(cli() + " check --json '" + cascade + "'");
+    const auto j = nlohmann::json::parse(json.out);
+    REQUIRE(j["findings"].size() == 3);
+    CHECK_FALSE(j["findings"][0].contains("caused_by"));
+    CHECK(j["findings"][0]["resync"] == "retired {0xfd} from ISR");
+    CHECK(j["findings"][1]["caused_by"] == 0);
+    CHECK(j["findings"][2]["caused_by"] == 0);
+    CHECK(j["summary"]["follow_ons"] == 2);
 }
