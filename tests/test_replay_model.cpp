@@ -231,8 +231,13 @@ TEST_CASE("ClockSkew: the bound is the larger smallest delay of a CPU pair seen 
 
 TEST_CASE("LateIrr: a raced accept marks its vector only when the injection shows a late request", "[replay][model][lateirr]") {
     LateIrr l;
-    l.coalesced_accept(0xfc, 150, 7);
-    l.injected(0xfc, 160, 9, /*prev_own_ts*/ 140, /*skew*/ 0);
+    // 0xfc accepted again at `accept_ts` (record 7), injected at 160 (record 9) by a thread
+    // whose previous event was at 140
+    auto race = [&l](std::int64_t accept_ts = 150, std::int64_t skew = 0) {
+        l.coalesced_accept(0xfc, accept_ts, 7);
+        l.injected(0xfc, 160, 9, /*prev_own_ts*/ 140, skew);
+    };
+    race();
     l.reinjected(0xfc);  // the entry was cancelled: the request came late
     CHECK(l.mark().vector == 0xfc);
     CHECK(l.mark().accept_record == 7);
@@ -240,33 +245,28 @@ TEST_CASE("LateIrr: a raced accept marks its vector only when the injection show
     l.used();
     CHECK(l.mark().vector == -1);
 
-    l.coalesced_accept(0xfc, 150, 7);
-    l.injected(0xfc, 160, 9, 140, 0);
+    race();
     l.entered();
     l.exited(true);  // an external-interrupt exit first: the kick of the late request
     CHECK(l.mark().vector == 0xfc);
     l.passed_over();
     CHECK(l.mark().vector == -1);
 
-    l.coalesced_accept(0xfc, 150, 7);
-    l.injected(0xfc, 160, 9, 140, 0);
+    race();
     l.entered();
     l.exited(false);  // no late request
     CHECK(l.mark().vector == -1);
 
-    l.coalesced_accept(0xfc, 130, 7);  // before the thread's previous event...
-    l.injected(0xfc, 160, 9, 140, 0);
+    race(130);  // before the thread's previous event...
     l.reinjected(0xfc);
     CHECK(l.mark().vector == -1);
-    l.coalesced_accept(0xfc, 130, 7);  // ...unless within the clock-skew bound of it
-    l.injected(0xfc, 160, 9, 140, 20);
+    race(130, 20);  // ...unless within the clock-skew bound of it
     l.reinjected(0xfc);
     CHECK(l.mark().vector == 0xfc);
     l.blocked();
     CHECK(l.mark().vector == -1);
 
-    l.coalesced_accept(0xfc, 150, 7);
-    l.injected(0xfc, 160, 9, 140, 0);
+    race();
     l.reinjected(0xfc);
     l.accepted(0xfc);  // accepted again: IRR holds it, no mark needed
     CHECK(l.mark().vector == -1);

@@ -148,25 +148,20 @@ void Model::commit_vm_event(const Event& e, const Effect& fx) {
     }
 }
 
-// The vCPU really blocked after HLT. KVM blocks only with nothing injectable, so every
-// pending vector now was accepted since that HLT (and is in the trace); and an idle HLT
-// is outside any interrupt handler, so nothing is in service. A halt woken by a PV kick
-// is a spinlock wait, which may sit with interrupts off inside a handler and vectors
-// pending: no proof (replay/README.md, "Unknown until proven").
+// The vCPU really blocked after HLT (replay/README.md, "Unknown until proven"). KVM
+// blocks only with nothing injectable, so no late IRR write is pending, every pending
+// vector now was accepted since that HLT (and is in the trace), and an idle HLT is
+// outside any interrupt handler, so nothing is in service. A halt woken by a PV kick is
+// a spinlock wait, which may sit with interrupts off inside a handler and vectors
+// pending: it proves nothing.
 void Model::commit_wakeup(const Event& e, VcpuModel& v) {
-    if (v.synced || !v.in_hlt || v.kicked_since_hlt || e.get(slot::wakeup_waited).value_or(0) != 1 || vm(v.vm)->apicv_active ||
-        !proofs_hold())
-        return;
+    if (!v.in_hlt || v.kicked_since_hlt || e.get(slot::wakeup_waited).value_or(0) != 1) return;
+    v.late_irr.blocked();
+    if (v.synced || vm(v.vm)->apicv_active || !proofs_hold()) return;
     v.lapic.idle_since(v.accepted_since_hlt);
     v.pv_eoi.eoi();
     v.synced = true;
     v.resynced_by_wakeup = true;
-}
-
-void Model::note_block(const Event& e, VcpuModel& v) {
-    // KVM blocked the halted vCPU with nothing injectable: no late IRR write is pending
-    // (unless a PV kick woke it: a spinlock wait may block with interrupts off).
-    if (v.in_hlt && !v.kicked_since_hlt && e.get(slot::wakeup_waited).value_or(0) == 1) v.late_irr.blocked();
 }
 
 namespace {
@@ -334,21 +329,19 @@ void Model::unsync_all() {
 // wakeup across the window, and no IPI in flight can be judged complete.
 void Model::drop_window_opens() {
     ++open_drops_;
-    unsync_all();
-    forget_halts();
-    ipis_.drop_all();
+    lose_track();
 }
 
 // The Lost marker: the window is over. What was sent inside it cannot be judged, and a
 // HLT before the marker cannot prove what happened inside the window.
 void Model::drop_window_closes() {
     if (open_drops_ > 0) --open_drops_;
-    unsync_all();
-    forget_halts();
-    ipis_.drop_all();
+    lose_track();
 }
 
-void Model::forget_halts() {
+void Model::lose_track() {
+    unsync_all();
+    ipis_.drop_all();
     for (auto& v : vcpus_) {
         v.in_hlt = false;
         v.resynced_by_wakeup = false;

@@ -131,9 +131,8 @@ public:
                 if (fx.outcome == Outcome::EoiNothing) v.lapic.eoi_nothing();
                 else if (fx.outcome == Outcome::Eoi) v.lapic.eoi(fx.vector);
                 if (fx.outcome != Outcome::EoiBadVector) v.pv_eoi.eoi();
-            }
-            if constexpr (K == EventKind::Eoi)
                 if (fx.outcome == Outcome::Eoi) v.last_eoi_vector = fx.vector;
+            }
             if constexpr (K == EventKind::AckIrq)
                 if (e.get(slot::ack_irqchip) == slot::kIrqchipIoapic && v.last_eoi_vector >= 0)
                     vm_mut(v.vm)->ioapic.acked(static_cast<int>(e.get(slot::ack_pin).value_or(-1)), v.last_eoi_vector);
@@ -156,10 +155,7 @@ public:
                 sent_ = nullptr;
                 send_hv_ipi(e, v);
             }
-            if constexpr (K == EventKind::VcpuWakeup) {
-                note_block(e, v);
-                commit_wakeup(e, v);
-            }
+            if constexpr (K == EventKind::VcpuWakeup) commit_wakeup(e, v);
             if constexpr (K == EventKind::Pio)
                 if (e.get(slot::pio_rw) == 1) vm_mut(v.vm)->pic.write_port(e.get(slot::pio_port).value_or(0), e.get(slot::pio_val).value_or(0));
             v.last_own_ts = e.ts.value();
@@ -217,12 +213,12 @@ private:
     // time: not while a drop window is open, when events after it may be missing.
     bool proofs_hold() const { return open_drops_ == 0; }
     void drop_window_closes();
-    void forget_halts();
+    // At both ends of a drop window: nothing known, no HLT proves a wakeup, no IPI judged.
+    void lose_track();
     Effect decide_vm_event(const Event& e) const;
     void classify_injection(const Event& e, const VcpuModel& v, Effect& fx) const;
     void commit_vm_event(const Event& e, const Effect& fx);
     void commit_wakeup(const Event& e, VcpuModel& v);
-    void note_block(const Event& e, VcpuModel& v);
     void note_injection_order(const Event& e, const Effect& fx, VcpuModel& v);
     const VmModel* find_vm(VmId id) const;
     VcpuSlot find_sparse(VmId vm, std::int32_t id) const;

@@ -41,21 +41,17 @@ void PvIpiCounterfactual::learn(const Event& e, const Model& m) {
 }
 
 void PvIpiCounterfactual::end_run_unless_part(const Event& e, VcpuSlot v, const Model& m) {
-    if (part_of_icr_run(e)) return;
-    const auto i = static_cast<std::size_t>(v.value());
-    close(groups_[i], m.vcpu(v), m);
-    icr_polls_[i] = 0;
+    if (!part_of_icr_run(e)) close(groups_[static_cast<std::size_t>(v.value())], m.vcpu(v), m);
 }
 
 void PvIpiCounterfactual::apic_access(const Event& e, const Effect& fx) {
-    if (e.get(slot::apic_rw) == 0 && e.get(slot::apic_reg) == apic::kRegIcr) ++icr_polls_[static_cast<std::size_t>(fx.vcpu.value())];
+    if (e.get(slot::apic_rw) == 0 && e.get(slot::apic_reg) == apic::kRegIcr) ++groups_[static_cast<std::size_t>(fx.vcpu.value())].unclaimed_polls;
 }
 
 void PvIpiCounterfactual::icr_write(const Event& e, const Effect& fx, const Model& m) {
     auto& g = groups_[static_cast<std::size_t>(fx.vcpu.value())];
-    auto& polls = icr_polls_[static_cast<std::size_t>(fx.vcpu.value())];
-    const bool polled = polls > 0;
-    polls = 0;
+    const bool polled = g.unclaimed_polls > 0;  // read before close() forgets it
+    g.unclaimed_polls = 0;
     const int vec = static_cast<int>(e.get(slot::ipi_vec).value_or(0));
     const int dm = static_cast<int>(e.get(slot::ipi_dm).value_or(0));
     const bool plain = e.get(slot::ipi_shorthand).value_or(0) == apic::kShorthandNone && (dm == apic::kDmFixed || dm == apic::kDmNmi);

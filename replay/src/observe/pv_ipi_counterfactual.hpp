@@ -18,8 +18,7 @@ namespace irqflow::replay {
 
 class PvIpiCounterfactual {
 public:
-    PvIpiCounterfactual(const Model& m, ReplayStats& st)
-        : groups_(m.vcpu_count()), icr_polls_(m.vcpu_count()), mask_vectors_(m.vm_count()), st_(st) {}
+    PvIpiCounterfactual(const Model& m, ReplayStats& st) : groups_(m.vcpu_count()), mask_vectors_(m.vm_count()), st_(st) {}
     // Every ICR write and hypercall: what the guest sends to masks.
     void learn(const Event& e, const Model& m);
     // The kinds that never end a run of ICR writes (the writes themselves and what their
@@ -31,8 +30,8 @@ public:
     // Before the model applies an event of the vCPU's own thread: anything but the
     // writes and their exits ends the run.
     void before(const Event& e, VcpuSlot v, const Model& m) {
-        const auto i = static_cast<std::size_t>(v.value());
-        if (groups_[i].writes || icr_polls_[i]) end_run_unless_part(e, v, m);
+        const auto& g = groups_[static_cast<std::size_t>(v.value())];
+        if (g.writes || g.unclaimed_polls) end_run_unless_part(e, v, m);
     }
     // After an ICR write of the vCPU.
     void icr_write(const Event& e, const Effect& fx, const Model& m);
@@ -48,12 +47,12 @@ private:
         int vector = -1, dm = -1;
         ApicIdSet dests;
         int writes = 0;
-        int polls = 0;  // writes preceded by an ICR read (xAPIC)
+        int polls = 0;            // writes preceded by an ICR read (xAPIC)
+        int unclaimed_polls = 0;  // ICR reads not yet followed by their write
     };
     void close(Group& g, const VcpuModel& v, const Model& m);
     void end_run_unless_part(const Event& e, VcpuSlot v, const Model& m);
     std::vector<Group> groups_;
-    std::vector<int> icr_polls_;  // per vCPU: ICR reads not yet followed by their write
     std::vector<VectorSet> mask_vectors_;  // per VM: vectors the guest sends to several CPUs at once
     ReplayStats& st_;
 };
