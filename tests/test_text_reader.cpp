@@ -157,6 +157,86 @@ TEST_CASE("historic report layouts and perf script give the same stream", "[text
     }
 }
 
+TEST_CASE("the layouts people paste in bug reports give the same stream", "[text][samples]") {
+    const std::string name = "pveoi-on-midflight-v6.dat";
+    Trace dat = load_trace(sample(name));
+    const std::string ns = run("trace-cmd report -t '" + sample(name) + "'").out;
+
+    SECTION("trace-cmd report -l: the CPU glued to the latency flags, no brackets") {
+        Trace l = load_text(run("trace-cmd report -l -t '" + sample(name) + "'").out, "latency.txt");
+        CHECK(l.meta.warnings.empty());
+        require_same_stream(dat, l, Compare::Full);
+    }
+    SECTION("a timestamp and nothing else in front") {
+        auto t = rewrite(ns, [](const std::string& l) { auto p = split(l); return "  " + trim_copy(p.ts) + ": " + p.rest; });
+        Trace x = load_text(t, "tsonly.txt");
+        CHECK(x.meta.warnings.empty());
+        require_same_stream(dat, x, Compare::NoColumns);
+        for (std::size_t i = 0; i < dat.events.size(); ++i) REQUIRE(dat.events[i].ts == x.events[i].ts);
+    }
+    SECTION("perf script with a pid/tid column, task names with spaces, bodies wrapped onto the next line") {
+        int n = 0;
+        auto t = rewrite(ns, [&n](const std::string& l) {
+            auto p = split(l);
+            auto task = trim_copy(p.task);
+            auto dash = task.rfind('-');
+            const std::string head = " CPU " + std::to_string(n % 3) + "/KVM 77/" + task.substr(dash + 1) + " " + p.cpu + p.ts + ":";
+            return head + (++n % 2 ? " kvm:" + trim_copy(p.rest) : "\n      kvm:" + trim_copy(p.rest));
+        });
+        Trace perf = load_text(t, "perf-pidtid.txt");
+        CHECK(perf.meta.format == "perf script text");
+        require_same_stream(dat, perf, Compare::Full);
+        CHECK(perf.comms.begin()->second.rfind("CPU ", 0) == 0);
+    }
+    SECTION("no-break spaces for spaces") {
+        auto t = rewrite(ns, [](const std::string& l) {
+            std::string out;
+            for (char c : l) out += c == ' ' ? std::string("\xc2\xa0") : std::string(1, c);
+            return out;
+        });
+        require_same_stream(dat, load_text(t, "nbsp.txt"), Compare::Full);
+    }
+}
+
+TEST_CASE("text input remembers each record's line, for findings to point at", "[text]") {
+    const std::string text =
+        "Here is what I see before the hang:\n"
+        "\n"
+        " qemu-kvm-4242  [001]   100.000001: kvm_entry: vcpu 1, rip 0x10\n"
+        " qemu-kvm-4242  [001]   100.000002:\n"
+        "     kvm_exit: reason EXIT_HLT rip 0x11 info 0 0\n"
+        "CPU:1 [3 EVENTS DROPPED]\n"
+        " qemu-kvm-4242  [001]   100.000003: kvm_entry: vcpu 1, rip 0x11\n";
+    Trace t = load_text(text, "lines.txt");
+    CHECK(t.source_lines == std::vector<std::uint32_t>{3, 4, 7});
+    CHECK(load_trace(sample("pit.dat")).source_lines.empty());
+}
+
+TEST_CASE("other subsystems' events and CAN'T FIND FIELD records are read, not refused", "[text]") {
+    const std::string text =
+        "          <idle>-0     [001] d.h1.  50.000001: rcu:rcu_utilization: Start context switch\n"
+        "     CPU 1/KVM-4243  [001] d..1.  50.000002: msr:write_msr: 6e0, value 1a4e6e7e9d1\n"
+        "     CPU 1/KVM-4243  [001] ....   50.000003: kvm_exit: vcpu 1 reason EPT_VIOLATION rip 0xCAN'T FIND FIELD \"guest_rip\" info1 0x0000000000000184 info2 0x0000000000000000 intr_info 0x800000ec error_code 0x00000000\n"
+        "     CPU 1/KVM-4243  [001] ....   50.000004: kvm_inj_virq: IRQ 0xec [reinjected]\n"
+        "     CPU 1/KVM-4243  [001] ....   50.000005: kvm_entry: vcpu 1, rip CAN'T FIND FIELD \"rip\"\n";
+    Trace t = load_text(text, "mixed.txt");
+    REQUIRE(t.events.size() == 5);
+    CHECK(t.events[0].kind == EventKind::Other);
+    CHECK(t.name(t.events[0].name_id) == "rcu_utilization");
+    CHECK(t.events[1].kind == EventKind::Other);
+    CHECK(t.comms.at(4243) == "CPU 1/KVM");
+    const Event& x = t.events[2];
+    REQUIRE(x.kind == EventKind::Exit);
+    CHECK_FALSE(x.has(slot::exit_rip));
+    CHECK(x.get(slot::exit_reason) == 48);
+    CHECK(x.get(slot::exit_intr_info) == 0x800000ec);
+    CHECK(t.events[3].get(slot::inj_reinjected) == 1);
+    CHECK(t.events[4].kind == EventKind::Entry);
+    CHECK(t.events[4].get(slot::entry_vcpu_id) == 1);
+    CHECK_FALSE(t.events[4].has(slot::entry_rip));
+    CHECK(t.meta.warnings.empty());
+}
+
 TEST_CASE("older kernels' print formats parse into the same slots", "[text]") {
     // Shapes printed by pre-5.x kernels and by the trace-cmd kvm plugin.
     const std::string text =

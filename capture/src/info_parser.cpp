@@ -117,13 +117,31 @@ bool number(std::string_view s, std::size_t& pos, int base, bool allow_sign, std
     return true;
 }
 
+// trace-cmd prints `CAN'T FIND FIELD "name"` where a print format names a field the
+// event's format lacks (a report made with another kernel's formats). parse_info turns
+// each into this marker: the hole it stands in is matched and its slot left absent.
+constexpr char kMissing = '\x01';
+
 bool match(const Pattern& p, std::string_view s, Event& out) {
     Event e = out;
     std::size_t pos = 0;
     for (const auto& t : p.tokens) {
         if (t.type == Token::Literal) {
-            if (s.substr(pos, t.text.size()) != t.text) return false;
+            if (s.substr(pos, t.text.size()) != t.text) {
+                // "rip 0x" before a missing value: the marker replaced the "0x" too
+                const std::size_t n = t.text.size();
+                if (n >= 2 && t.text.compare(n - 2, 2, "0x") == 0 && s.substr(pos, n - 2) == std::string_view(t.text).substr(0, n - 2) &&
+                    pos + n - 2 < s.size() && s[pos + n - 2] == kMissing) {
+                    pos += n - 2;
+                    continue;
+                }
+                return false;
+            }
             pos += t.text.size();
+            continue;
+        }
+        if (t.conv != "flag" && t.conv != "opt" && pos < s.size() && s[pos] == kMissing) {
+            ++pos;
             continue;
         }
         std::int64_t v = 0;
@@ -257,6 +275,17 @@ bool parse_info(EventKind kind, std::string_view info, Event& e) {
     while (!info.empty() && (info.back() == ' ' || info.back() == '\t' || info.back() == '\r')) info.remove_suffix(1);
     while (!info.empty() && (info.front() == ' ' || info.front() == '\t')) info.remove_prefix(1);
     if (kind == EventKind::UserspaceExit) return parse_userspace_exit(info, e);
+    std::string marked;
+    if (info.find("CAN'T FIND FIELD \"") != std::string_view::npos) {
+        marked.assign(info);
+        for (std::size_t i; (i = marked.find("CAN'T FIND FIELD \"")) != std::string::npos;) {
+            std::size_t end = marked.find('"', i + 18);
+            end = end == std::string::npos ? marked.size() : end + 1;
+            const std::size_t from = i >= 2 && marked.compare(i - 2, 2, "0x") == 0 ? i - 2 : i;
+            marked.replace(from, end - from, 1, kMissing);
+        }
+        info = marked;
+    }
     for (const auto& p : compiled()[static_cast<std::size_t>(kind)])
         if (match(p, info, e)) return true;
     return false;

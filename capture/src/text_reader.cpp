@@ -1,9 +1,14 @@
-// Reader for trace text as people share it: `trace-cmd report` output (with or
-// without the task-pid / CPU / latency-flags columns, 4- or 5-character flags, lines
-// wrapped by mail clients, annotation lines) and `perf script` output of kvm:* events.
+// Reader for trace text as people share it, sniffed line by line: `trace-cmd report`
+// output (with or without the task-pid / CPU / latency-flags columns, 4- or 5-character
+// flags, `report -l`'s "0d..1." column, a bare timestamp prefix, lines wrapped by mail
+// clients, annotation lines, NBSPs a mail client put for spaces) and `perf script`
+// output of kvm:* events (tid or pid/tid column, task names with spaces, the body
+// wrapped onto the next line).
 // Each event's printed fields are parsed back into the same normalized slots the
 // trace.dat reader fills (info_parser.cpp).
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -53,8 +58,29 @@ std::optional<std::int64_t> parse_ts(std::string_view s) {
     return sec * 1000000000 + f;
 }
 
+// The task column: "comm-123" (trace-cmd, ftrace), "comm 123" or "comm 123/125"
+// (perf script: tid, or pid/tid). The comm may hold spaces and dashes ("CPU 0/KVM").
+bool parse_task(std::string_view task, Header& h) {
+    std::size_t e = task.size();
+    std::size_t b = e;
+    while (b > 0 && digit(task[b - 1])) --b;
+    if (b == e || b == 0) return false;
+    std::from_chars(task.data() + b, task.data() + e, h.tid);
+    std::size_t comm_end = b - 1;
+    if (task[b - 1] == '/') {  // perf's pid/tid: the tid is the thread
+        std::size_t p = b - 1;
+        while (p > 0 && digit(task[p - 1])) --p;
+        if (p == b - 1 || p == 0 || task[p - 1] != ' ') return false;
+        comm_end = p - 1;
+    } else if (task[b - 1] != '-' && task[b - 1] != ' ') {
+        return false;
+    }
+    h.comm = std::string(trim(task.substr(0, comm_end)));
+    return true;
+}
+
 // "comm-123 [001] d..1 280.971116: rest" (trace-cmd, ftrace) or
-// "comm 123 [001] 280.971116: rest" (perf script). The comm may hold spaces and dashes.
+// "comm 123 [001] 280.971116: rest" (perf script).
 std::optional<Header> parse_task_header(std::string_view line) {
     std::size_t open = line.find(" [");
     while (open != std::string_view::npos) {
@@ -72,13 +98,7 @@ std::optional<Header> parse_task_header(std::string_view line) {
     h.has_task = true;
     std::from_chars(line.data() + open + 2, line.data() + close, h.cpu);
     // task: trailing number after '-' or ' '; perf may add "(tgid)" forms we don't use.
-    std::string_view task = trim(line.substr(0, open));
-    std::size_t e = task.size();
-    std::size_t b = e;
-    while (b > 0 && digit(task[b - 1])) --b;
-    if (b == e || b == 0 || (task[b - 1] != '-' && task[b - 1] != ' ')) return std::nullopt;
-    std::from_chars(task.data() + b, task.data() + e, h.tid);
-    h.comm = std::string(trim(task.substr(0, b - 1)));
+    if (!parse_task(trim(line.substr(0, open)), h)) return std::nullopt;
     // after "]": optional latency flags column, then "seconds.fraction:"
     std::string_view rest = line.substr(close + 1);
     for (int col = 0; col < 2; ++col) {
@@ -97,6 +117,51 @@ std::optional<Header> parse_task_header(std::string_view line) {
         rest = rest.substr(end);
     }
     return std::nullopt;
+}
+
+// "  1234.567890: name: info" — a timestamp and nothing else in front (ftrace's
+// trace file with the task and CPU columns switched off, some hand-trimmed reports).
+std::optional<Header> parse_ts_header(std::string_view line) {
+    std::string_view s = trim(line);
+    std::size_t end = 0;
+    while (end < s.size() && !space(s[end])) ++end;
+    std::string_view tok = s.substr(0, end);
+    if (tok.size() < 3 || tok.back() != ':' || !digit(tok.front())) return std::nullopt;
+    auto ts = parse_ts(tok.substr(0, tok.size() - 1));
+    if (!ts) return std::nullopt;
+    Header h;
+    h.ts = ts;
+    h.rest = trim(s.substr(end));
+    return h;
+}
+
+// `trace-cmd report -l`: "qemu-sys-218     0d..1.   120.402509: name: info" — the CPU
+// number glued to the latency flags (4 to 6 of them, never starting with a digit),
+// no brackets.
+std::optional<Header> parse_latency_header(std::string_view line) {
+    std::string_view s = trim(line);
+    std::size_t ts_end = s.find(": ");
+    if (ts_end == std::string_view::npos) ts_end = s.size() - 1;
+    if (ts_end == 0 || s[ts_end] != ':') return std::nullopt;
+    std::size_t ts_begin = ts_end;
+    while (ts_begin > 0 && !space(s[ts_begin - 1])) --ts_begin;
+    auto ts = parse_ts(s.substr(ts_begin, ts_end - ts_begin));
+    if (!ts || ts_begin == 0) return std::nullopt;
+    std::string_view before = trim(s.substr(0, ts_begin));
+    std::size_t col = before.size();
+    while (col > 0 && !space(before[col - 1])) --col;
+    std::string_view cpuflags = before.substr(col);
+    std::size_t d = 0;
+    while (d < cpuflags.size() && digit(cpuflags[d])) ++d;
+    const std::size_t flags = cpuflags.size() - d;
+    if (d == 0 || flags < 4 || flags > 6 || col == 0) return std::nullopt;
+    Header h;
+    if (!parse_task(trim(before.substr(0, col)), h)) return std::nullopt;
+    h.has_task = true;
+    std::from_chars(cpuflags.data(), cpuflags.data() + d, h.cpu);
+    h.ts = ts;
+    h.rest = trim(s.substr(ts_end + 1));
+    return h;
 }
 
 // "name: info" / "system:name: info"; false for anything else.
@@ -157,6 +222,11 @@ public:
         if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
         if (!printable_text(s))
             throw InputError(path_, {InputPosition::Unit::Line, lineno}, "binary data or invalid UTF-8 in a text trace");
+        if (s.find("\xc2\xa0") != std::string_view::npos) {  // no-break spaces from a mail client or web page
+            nbsp_.assign(s);
+            for (std::size_t i; (i = nbsp_.find("\xc2\xa0")) != std::string::npos;) nbsp_.replace(i, 2, " ");
+            s = nbsp_;
+        }
         // Mail quoting: "> " prefixes.
         while (!s.empty() && s.front() == '>') {
             s.remove_prefix(1);
@@ -170,7 +240,10 @@ public:
             return;
         }
         if (lost_line(body, lineno)) return;
-        if (auto h = parse_task_header(s)) {
+        auto h = parse_task_header(s);
+        if (!h) h = parse_latency_header(s);
+        if (!h) h = parse_ts_header(s);
+        if (h) {
             finish();
             header_ = *h;
             header_line_ = lineno;
@@ -302,6 +375,7 @@ private:
         }
         lost_pending_.clear();
         e.record = record_++;
+        t_.source_lines.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(header_line_, UINT32_MAX)));
         if (e.kind == EventKind::Other) {
             e.raw_off = static_cast<std::uint32_t>(t_.raw.size());
             e.raw_len = static_cast<std::uint32_t>(info_.size());
@@ -322,6 +396,7 @@ private:
     bool pending_ = false;
     bool pending_parsed_ = false;
     std::string name_, info_;
+    std::string nbsp_;  // the current line with its NBSPs made spaces
     EventKind kind_ = EventKind::Other;
     Event parsed_;
     std::vector<Event> lost_pending_;

@@ -60,6 +60,13 @@ void print_follow_ons(const ReplayResult& r, const std::vector<std::size_t>& fol
     std::cout << " until " << ts_text(last) << " s\n";
 }
 
+// "record 12", and for text input "record 12 (line 40)": where to look in the file.
+std::string at_record(const Trace& t, std::uint64_t record) {
+    std::string s = "record " + std::to_string(record);
+    if (record < t.source_lines.size()) s += " (line " + std::to_string(t.source_lines[record]) + ")";
+    return s;
+}
+
 void print_text(const ReplayResult& r, const Trace& t) {
     std::map<std::size_t, std::vector<std::size_t>> follow_ons;  // root → its follow-ons
     for (std::size_t i = 0; i < r.findings.size(); ++i)
@@ -68,9 +75,9 @@ void print_text(const ReplayResult& r, const Trace& t) {
         const auto& f = r.findings[i];
         if (f.caused_by) continue;
         const auto& info = rule_info(f.rule);
-        std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << " record " << f.record << ": expected "
+        std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << ' ' << at_record(t, f.record) << ": expected "
                   << f.expected << "; observed " << f.observed;
-        for (const auto& [rec, what] : f.chain) std::cout << " [record " << rec << ": " << what << "]";
+        for (const auto& [rec, what] : f.chain) std::cout << " [" << at_record(t, rec) << ": " << what << "]";
         if (!f.resync.empty()) std::cout << "; model re-synchronized: " << f.resync;
         std::cout << '\n';
         if (const auto it = follow_ons.find(i); it != follow_ons.end()) print_follow_ons(r, it->second);
@@ -153,7 +160,10 @@ void json_summary(std::ostream& o, const ReplayResult& r) {
     }
 }
 
-void print_json(const ReplayResult& r) {
+void print_json(const ReplayResult& r, const Trace& t) {
+    const auto line = [&t](JsonObject& j, std::uint64_t record) {
+        if (record < t.source_lines.size()) j.key("line") << t.source_lines[record];
+    };
     std::ostream& o = std::cout;
     {
         JsonObject j(o);
@@ -168,6 +178,7 @@ void print_json(const ReplayResult& r) {
             jf.key("vcpu") << f.vcpu.value();
             jf.key("ts_ns") << f.ts.value();
             jf.key("record") << f.record;
+            line(jf, f.record);
             json_string(jf.key("expected"), f.expected);
             json_string(jf.key("observed"), f.observed);
             jf.key("chain") << '[';
@@ -175,6 +186,7 @@ void print_json(const ReplayResult& r) {
                 if (c) o << ',';
                 JsonObject jc(o);
                 jc.key("record") << f.chain[c].first;
+                line(jc, f.chain[c].first);
                 json_string(jc.key("what"), f.chain[c].second);
             }
             o << ']';
@@ -204,7 +216,7 @@ int cmd_check(Args& a) {
         if (!json) std::cerr << "irqflow: serial " << *serial_path << ": " << log.method << "\n";
     }
     ReplayResult r = replay::replay(t, o);
-    if (json) print_json(r);
+    if (json) print_json(r, t);
     else print_text(r, t);
     return r.divergences() + r.liveness_failures() ? 1 : kExitOk;
 }

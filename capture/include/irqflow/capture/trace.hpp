@@ -59,6 +59,9 @@ public:
     // events"): per Lost marker, the index of the first event after its CPU's previous
     // one (0 if none), sorted. Filled by attribute() (or find_drop_windows()).
     std::vector<std::size_t> drop_window_starts;
+    // Text input: the line of the input file each record starts on (index = record), so
+    // a finding can point into the file the user pasted. Empty for trace.dat.
+    std::vector<std::uint32_t> source_lines;
 
     std::uint16_t intern(std::string_view name);
     const std::string& name(std::uint16_t id) const { return names_[id]; }
