@@ -11,6 +11,7 @@
 // (I/O threads) join the VM whose vCPU threads are closest in tid.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "irqflow/capture/drop_windows.hpp"
@@ -18,6 +19,10 @@
 
 namespace irqflow {
 namespace {
+
+// KVM's default vCPU id space on x86 (KVM_MAX_VCPU_IDS): a larger APIC id in an
+// accept is not made a vCPU of its own.
+constexpr std::int64_t kMaxInferredApicId = 4095;
 
 struct ThreadVm {
     VmId vm = kUnknownVm;
@@ -30,6 +35,37 @@ std::optional<std::int64_t> own_vcpu_id(const Event& e) {
     return std::nullopt;
 }
 
+// vCPUs when no thread names the vCPU it runs: one per APIC id an accept or EOI names
+// (vCPU id = APIC id, as KVM assigns them by default). A thread that EOIs with an APIC
+// id runs that vCPU (EOIs run on the vCPU's own thread); so does the only thread that
+// injects when the accepts name a single APIC id. The others never ran in the excerpt
+// (no thread: Tid -1).
+std::vector<VcpuInfo> vcpus_from_apic_ids(const Trace& trace) {
+    std::map<std::int64_t, VcpuInfo> by_apic;
+    std::set<std::int32_t> injectors;
+    for (const auto& e : trace.events) {
+        std::optional<std::int64_t> apic;
+        if (e.kind == EventKind::ApicAcceptIrq || e.kind == EventKind::ApicvAcceptIrq) apic = e.get(slot::accept_apicid);
+        if (e.kind == EventKind::Eoi || e.kind == EventKind::PvEoi) apic = e.get(slot::eoi_apicid);
+        if (e.kind == EventKind::InjVirq && e.tid.value() >= 0) injectors.insert(e.tid.value());
+        if (!apic || *apic < 0 || *apic > kMaxInferredApicId) continue;
+        auto& v = by_apic[*apic];
+        v.id = VcpuId(static_cast<std::int32_t>(*apic));
+        v.apic = ApicId(static_cast<std::uint32_t>(*apic));
+        v.apic_from_trace = true;
+        if ((e.kind == EventKind::Eoi || e.kind == EventKind::PvEoi) && v.tid.value() < 0) v.tid = e.tid;
+    }
+    if (by_apic.size() == 1 && injectors.size() == 1 && by_apic.begin()->second.tid.value() < 0)
+        by_apic.begin()->second.tid = Tid(*injectors.begin());
+    std::vector<VcpuInfo> out;
+    std::set<std::int32_t> tids;
+    for (auto& [apic, v] : by_apic) {
+        if (v.tid.value() >= 0 && !tids.insert(v.tid.value()).second) v.tid = Tid(-1);  // one thread, one vCPU
+        out.push_back(v);
+    }
+    return out;
+}
+
 }  // namespace
 
 void attribute(Trace& trace) {
@@ -37,6 +73,11 @@ void attribute(Trace& trace) {
     std::map<std::int32_t, std::int32_t> vcpu_of_tid;  // ordered by tid
     for (const auto& e : trace.events)
         if (auto id = own_vcpu_id(e)) vcpu_of_tid.emplace(e.tid.value(), static_cast<std::int32_t>(*id));
+
+    // 1b. An excerpt without kvm_entry/kvm_exit (a hang report pasting the accepts that
+    // repeat) still names its vCPUs: by the APIC ids accepts and EOIs carry.
+    std::vector<VcpuInfo> inferred;
+    if (vcpu_of_tid.empty()) inferred = vcpus_from_apic_ids(trace);
 
     // 2. VMs from tid order.
     trace.vms.clear();
@@ -52,6 +93,15 @@ void attribute(Trace& trace) {
         auto& vm = trace.vms.back();
         vm.vcpus.push_back({VcpuId(vcpu), Tid(tid), ApicId(static_cast<std::uint32_t>(vcpu)), false});
         thread[tid] = {vm.id, VcpuId(vcpu)};
+    }
+
+    if (!inferred.empty()) {
+        VmInfo vm;
+        vm.id = VmId(0);
+        vm.vcpus = inferred;
+        for (const auto& v : inferred)
+            if (v.tid.value() >= 0) thread[v.tid.value()] = {vm.id, v.id};
+        trace.vms.push_back(vm);
     }
 
     // 3. Other threads join the nearest VM.

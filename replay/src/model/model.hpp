@@ -182,6 +182,9 @@ public:
     const IpiSend* sent() const { return sent_; }
 
     std::size_t vcpu_count() const { return vcpus_.size(); }
+    // A proof of a vCPU's state (reset, INIT, an idle wakeup) holds only in observed
+    // time: not while a drop window is open, when events after it may be missing.
+    bool proofs_hold() const { return open_drops_ == 0; }
     const VcpuModel& vcpu(VcpuSlot s) const { return vcpus_[static_cast<std::size_t>(s.value())]; }
     // The VM of that id, or null; its position among the VMs, or -1.
     const VmModel* vm(VmId id) const {
@@ -209,9 +212,6 @@ private:
         return s != kNoVcpu && vcpu(s).tid == e.tid ? s : kNoVcpu;
     }
     static constexpr std::int64_t kResetVector = 0xfff0;  // where a vCPU starts after reset (CS:IP f000:fff0)
-    // A proof of a vCPU's state (reset, INIT, an idle wakeup) holds only in observed
-    // time: not while a drop window is open, when events after it may be missing.
-    bool proofs_hold() const { return open_drops_ == 0; }
     void drop_window_closes();
     // At both ends of a drop window: nothing known, no HLT proves a wakeup, no IPI judged.
     void lose_track();
