@@ -26,6 +26,8 @@ public:
     };
     // A pin's redirection entry as last seen; out-of-range pins are ignored.
     void route(int pin, const Entry& e);
+    // The entry last seen for `pin` (vector -1: none, or out of range).
+    Entry entry(int pin) const { return pin >= 0 && pin < kPins ? pins_[static_cast<std::size_t>(pin)] : Entry{}; }
     // An EOI of `vector` went on to the IOAPIC and acknowledged `pin` (kvm_ack_irq).
     // KVM sends an EOI there only for vectors it treats as IOAPIC-handled, and acks
     // every pin of that vector. When nothing else explains it — the pin is edge-

@@ -94,6 +94,8 @@ inline constexpr int pio_rw = 0, pio_port = 1, pio_size = 2, pio_count = 3, pio_
 // kvm_ioapic_set_irq (the redirection entry decoded)
 inline constexpr int ioapic_pin = 0, ioapic_dst = 1, ioapic_vec = 2, ioapic_dm = 3, ioapic_dest_mode = 4, ioapic_tm = 5,
                      ioapic_masked = 6, ioapic_coalesced = 7;
+// kvm_set_irq
+inline constexpr int setirq_gsi = 0, setirq_level = 1, setirq_source = 2;
 // kvm_apicv_inhibit_changed
 inline constexpr int apicv_reason = 0, apicv_set = 1, apicv_inhibits = 2;
 // kvm_hv_send_ipi / kvm_hv_send_ipi_ex

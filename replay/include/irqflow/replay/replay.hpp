@@ -44,7 +44,7 @@ struct ReplayOptions {
     int pending_entries = 64;                           //   over this many entries
     int pending_windows = 8;                            //   and this many open interrupt windows
     int reinject_loop = 3;                              // LIVE-REINJECT-LOOP: identical failed-delivery cycles
-    int level_storm = 1000;                             // LIVE-LEVEL-STORM: EOI→re-assert rounds
+    int level_storm = 2;                                // LIVE-LEVEL-STORM: EOIs in a row with the line still asserted
     int accept_loop = 3;                                // LIVE-ACCEPTED-NOT-DELIVERED: accepts with no delivery between
 };
 
