@@ -36,6 +36,11 @@ constexpr KindInfo kKinds[] = {
     {K::HvHypercall, "kvm_hv_hypercall", {"code", "fast", "var_cnt", "rep_cnt", "rep_idx", "ingpa", "outgpa"}, 7},
     {K::Mmio, "kvm_mmio", {"type", "len", "gpa", "val"}, 4},
     {K::PageFault, "kvm_page_fault", {"vcpu_id", "guest_rip", "fault_address", "error_code"}, 4},
+    {K::InjException, "kvm_inj_exception", {"exception", "has_error", "error_code", "reinjected"}, 4},
+    {K::NestedVmenter, "kvm_nested_vmenter", {"rip", "vmcb", "nested_rip", "int_ctl", "event_inj"}, 5},
+    {K::NestedVmexit, "kvm_nested_vmexit", {"exit_reason", "isa", "guest_rip", "info1", "info2", "intr_info", "error_code", "vcpu_id"}, 8},
+    {K::NestedVmexitInject, "kvm_nested_vmexit_inject", {"exit_code", "isa", "exit_info1", "exit_info2", "exit_int_info", "exit_int_info_err"}, 6},
+    {K::NestedIntrVmexit, "kvm_nested_intr_vmexit", {"rip"}, 1},
     {K::Lost, "lost_events", {"count"}, 1},
     {K::Other, "", {}, 0},
 };
@@ -55,6 +60,7 @@ const KindInfo& kind_info(EventKind k) { return kKinds[static_cast<std::size_t>(
 std::span<const KindInfo> all_kinds() { return kKinds; }
 
 std::optional<EventKind> kind_by_name(std::string_view tracepoint) {
+    if (tracepoint == "kvm_nested_vmrun") return K::NestedVmenter;  // its name before Linux 6.2, same fields
     for (const auto& k : kKinds)
         if (k.kind != EventKind::Other && k.kind != EventKind::Lost && k.name == tracepoint) return k.kind;
     return std::nullopt;

@@ -36,6 +36,9 @@ const std::vector<SymTable>& symbol_tables() {
         {"fastslow", {{"slow", 0}, {"fast", 1}}},
         {"mmiotype", {{"unsatisfied-read", 0}, {"read", 1}, {"write", 2}}},
         {"earlylate", {{"early", 0}, {"late", 1}}},
+        {"excp", {{"#DE", 0}, {"#DB", 1}, {"#BP", 3}, {"#OF", 4}, {"#BR", 5}, {"#UD", 6}, {"#NM", 7}, {"#DF", 8}, {"#TS", 10},
+                  {"#NP", 11}, {"#SS", 12}, {"#GP", 13}, {"#PF", 14}, {"#MF", 16}, {"#AC", 17}, {"#MC", 18}, {"#XM", 19},
+                  {"#VE", 20}, {"#CP", 21}, {"#HV", 28}, {"#VC", 29}, {"#SX", 30}}},
         {"apicreg", {{"APIC_ID", 0x20}, {"APIC_LVR", 0x30}, {"APIC_TASKPRI", 0x80}, {"APIC_ARBPRI", 0x90},
                      {"APIC_PROCPRI", 0xA0}, {"APIC_EOI", 0xB0}, {"APIC_RRR", 0xC0}, {"APIC_LDR", 0xD0},
                      {"APIC_DFR", 0xE0}, {"APIC_SPIV", 0xF0}, {"APIC_ISR", 0x100}, {"APIC_TMR", 0x180},
@@ -56,7 +59,8 @@ const SymTable* find_table(std::string_view id) {
 // A pattern is literal text with {slot:conv} holes. conv is u (decimal), d (signed
 // decimal), x (hex, optional 0x), exit (exit reason; also sets isa), a symbol table
 // id (falls back to a printed number), flag:TEXT (slot = 1 when TEXT is here; absent
-// otherwise) or opt:TEXT (TEXT may be here; nothing recorded). Slot "_" discards.
+// otherwise), opt:TEXT (TEXT may be here; nothing recorded) or rest (whatever follows:
+// fields irqflow does not use, printed differently by each kernel). Slot "_" discards.
 struct Token {
     enum Type { Literal, Hole } type = Literal;
     std::string text;     // literal, or flag/opt text
@@ -138,6 +142,10 @@ bool match(const Pattern& p, std::string_view s, Event& out) {
                 return false;
             }
             pos += t.text.size();
+            continue;
+        }
+        if (t.conv == "rest") {
+            pos = s.size();
             continue;
         }
         if (t.conv != "flag" && t.conv != "opt" && pos < s.size() && s[pos] == kMissing) {
@@ -232,6 +240,18 @@ const std::vector<KindPatterns>& sources() {
          {"code 0x{code:x} {fast:fastslow} var_cnt 0x{var_cnt:x} rep_cnt 0x{rep_cnt:x} idx 0x{rep_idx:x} in 0x{ingpa:x} out 0x{outgpa:x}",
           "code 0x{code:x} {fast:fastslow} cnt 0x{rep_cnt:x} idx 0x{rep_idx:x} in 0x{ingpa:x} out 0x{outgpa:x}"}},
         {K::Mmio, {"mmio {type:mmiotype} len {len:u} gpa 0x{gpa:x} val 0x{val:x}"}},
+        {K::InjException,
+         {"{exception:excp} ({error_code:x}){reinjected:flag: [reinjected]}", "{exception:excp}{reinjected:flag: [reinjected]}"}},
+        {K::NestedVmenter,
+         {"rip: 0x{rip:x} vm{_:opt:cb}{_:opt:cs}: 0x{vmcb:x} nested_rip: 0x{nested_rip:x} int_ctl: 0x{int_ctl:x} event_inj: 0x{event_inj:x}{_:rest}",
+          "rip: 0x{rip:x} vmcb: 0x{vmcb:x} nrip: 0x{nested_rip:x} int_ctl: 0x{int_ctl:x} event_inj: 0x{event_inj:x}{_:rest}"}},
+        {K::NestedVmexit,
+         {"vcpu {vcpu_id:u} reason {exit_reason:exit} rip 0x{guest_rip:x} info1 0x{info1:x} info2 0x{info2:x} intr_info 0x{intr_info:x} error_code 0x{error_code:x}{_:rest}",
+          "rip: 0x{guest_rip:x} reason: {exit_reason:exit} ext_inf1: 0x{info1:x} ext_inf2: 0x{info2:x} ext_int: 0x{intr_info:x} ext_int_err: 0x{error_code:x}"}},
+        {K::NestedVmexitInject,
+         {"reason: {exit_code:exit} ext_inf1: 0x{exit_info1:x} ext_inf2: 0x{exit_info2:x} ext_int: 0x{exit_int_info:x} ext_int_err: 0x{exit_int_info_err:x}",
+          "reason {exit_code:exit} info1 {exit_info1:x} info2 {exit_info2:x} int_info {exit_int_info:x} int_info_err {exit_int_info_err:x}"}},
+        {K::NestedIntrVmexit, {"rip: 0x{rip:x}"}},
         {K::PageFault,
          {"vcpu {vcpu_id:u} rip 0x{guest_rip:x} address 0x{fault_address:x} error_code 0x{error_code:x}",
           "address {fault_address:x} error_code {error_code:x}"}},

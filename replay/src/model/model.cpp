@@ -289,7 +289,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
 void Model::commit_exit(const Event& e, VcpuModel& v) {
     ipis_.complete(VcpuSlot(static_cast<std::int32_t>(&v - vcpus_.data())), completed_);
     v.racing.reset();
-    v.interrupted_vector = apic::interrupted_delivery(e.get(slot::exit_intr_info).value_or(0));
+    v.interrupted_vector = apic::interrupted_delivery(vectoring_info(e).value_or(0));
     const auto k = exit_class(e);
     // The guest asks for an interrupt window right after an idle wakeup while the model
     // has nothing it could take: it has something pending we did not see (the halt was

@@ -46,12 +46,19 @@ constexpr bool x2apic_logical_match(std::uint32_t dest, std::uint32_t apic_id) {
     return x2apic_cluster_of(apic_id) == (dest >> 16) && (((dest & 0xffff) >> (apic_id & 0xf)) & 1);
 }
 
-// VMX IDT-vectoring info / SVM exit_int_info (kvm_exit's intr_info on SVM): valid in
-// bit 31, type in 10:8 (0 = external interrupt), vector in 7:0. The vector whose
-// delivery the exit cut short, or -1.
-constexpr int interrupted_delivery(std::int64_t info) {
-    return ((info >> 31) & 1) && ((info >> 8) & 7) == 0 ? static_cast<int>(info & 0xff) : -1;
+// SVM exit_int_info (VMX: IDT-vectoring info): valid in bit 31, type in 10:8 (0 =
+// external interrupt, 3 = exception), vector in 7:0. The vector whose delivery the exit
+// cut short, or -1. kvm_exit's intr_info is exit_int_info on SVM only: on VMX it is the
+// exit's own interruption info (the host interrupt or the guest exception that caused
+// the exit), and the IDT-vectoring info is not traced — see vectoring_info().
+inline constexpr int kEventTypeExternal = 0, kEventTypeException = 3;  // the type field's values used here
+constexpr int interrupted_event(std::int64_t info, int type) {
+    return ((info >> 31) & 1) && ((info >> 8) & 7) == type ? static_cast<int>(info & 0xff) : -1;
 }
+constexpr int interrupted_delivery(std::int64_t info) { return interrupted_event(info, kEventTypeExternal); }
+// The same word is L1's event_inj on a nested VM entry (VMCB EVENTINJ / VMCS VM-entry
+// interruption info): the event L1 injects into L2, or -1.
+constexpr bool event_valid(std::int64_t info) { return (info >> 31) & 1; }
 
 }  // namespace irqflow::replay::apic
 

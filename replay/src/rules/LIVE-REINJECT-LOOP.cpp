@@ -1,13 +1,16 @@
 // LIVE-REINJECT-LOOP: a delivery that keeps failing. When an exit cuts an interrupt's
-// delivery short (its vectoring info — SVM exit_int_info, VMX IDT-vectoring info —
-// names the vector), KVM re-injects it at the next entry; a healthy guest takes it then.
+// delivery short (its vectoring info — SVM exit_int_info — names the vector), KVM
+// re-injects it at the next entry; a healthy guest takes it then.
 // The same vector failing ReplayOptions::reinject_loop times in a row at the same guest
 // RIP on the same exit (reason and fault: an NPF / EPT violation at the same GPA), with
 // no EOI in between, is a livelock, however short the excerpt: the same cycle cannot
-// end differently. A re-injection with no entry since the injection before it is a
+// end differently. (VMX does not trace its IDT-vectoring info: there, every re-injection
+// after an identical exit and an entry counts.) A re-injection with no entry since the injection before it is a
 // cancelled entry (KVM backed out before entering), not a failed delivery: neutral.
 // Exits that do not report vectoring info (older kernels' kvm_exit) count when an entry
-// came between.
+// came between. Exceptions loop the same way (kvm_inj_exception … [reinjected] after
+// exits whose vectoring info names the exception: a #DB or #UD the guest never gets
+// past), and are judged alike.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -23,7 +26,7 @@ class LiveReinjectLoop final : public Check {
 public:
     LiveReinjectLoop(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
     Subscriptions subscriptions() const override {
-        return {{}, {EventKind::Entry, EventKind::Exit, EventKind::InjVirq, EventKind::Eoi}, false};
+        return {{}, {EventKind::Entry, EventKind::Exit, EventKind::InjVirq, EventKind::InjException, EventKind::Eoi}, false};
     }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
@@ -33,13 +36,38 @@ public:
         case EventKind::Exit:  // an exit means the vCPU had entered (an excerpt may start after the entry)
             s.entered = true;
             s.exit = {e.record, e.get(slot::exit_reason), e.get(slot::exit_isa), e.get(slot::exit_rip),
-                                        e.get(slot::exit_info1), e.get(slot::exit_info2), e.get(slot::exit_intr_info)};
+                      e.get(slot::exit_info1), e.get(slot::exit_info2), vectoring_info(e)};
             return;
         case EventKind::Eoi: s.loop = {}; return;  // the guest took something: progress
+        case EventKind::InjException: {
+            const auto ex = e.get(slot::excp_vector);
+            if (!ex || *ex < 0 || *ex >= kExceptions) return;
+            const int failed = apic::interrupted_event(s.exit.intr_info.value_or(0), apic::kEventTypeException);
+            delivery(s, kExceptionKey + static_cast<int>(*ex), e.get(slot::excp_reinjected) == 1, failed == *ex, e, fx, c);
+            return;
+        }
         default: break;
         }
         if (fx.outcome == Outcome::InjectSoft) return;
-        if (fx.outcome != Outcome::Reinject) {  // a new delivery
+        delivery(s, fx.vector, fx.outcome == Outcome::Reinject, fx.failed_delivery, e, fx, c);
+    }
+
+private:
+    // Loop keys: interrupt vectors, then exceptions.
+    static constexpr int kExceptions = 32, kExceptionKey = 256;
+    static std::string key_text(int key) {
+        static constexpr const char* kNames[kExceptions] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "exception 9", "#TS",
+                                                            "#NP", "#SS", "#GP", "#PF", "exception 15", "#MF", "#AC", "#MC", "#XM", "#VE",
+                                                            "#CP", "exception 22", "exception 23", "exception 24", "exception 25",
+                                                            "exception 26", "exception 27", "#HV", "#VC", "#SX", "exception 31"};
+        return key >= kExceptionKey ? kNames[key - kExceptionKey] : vec_str(key);
+    }
+    struct State;
+    // An injection of `key`: a new delivery ends the loop; a re-injection after an entry
+    // (and after an exit that says its delivery failed, when the exit reports it) is a
+    // cycle.
+    void delivery(State& s, int key, bool reinjected, bool failed_delivery, const Event& e, const Effect& fx, const RuleContext& c) {
+        if (!reinjected) {  // a new delivery
             s.loop = {};
             s.entered = false;
             return;
@@ -48,19 +76,19 @@ public:
         s.entered = false;
         if (!entered) return;  // a cancelled entry
         const bool reported = s.exit.intr_info.has_value();
-        if (reported && !fx.failed_delivery) return;  // the exit does not say this delivery failed
-        if (fx.vector != s.loop.vector || !same_cycle(s.exit, s.loop.exit)) s.loop = {fx.vector, s.exit, 0, e.record};
+        if (reported && !failed_delivery) return;  // the exit does not say this delivery failed
+        if (key != s.loop.vector || !same_cycle(s.exit, s.loop.exit)) s.loop = {key, s.exit, 0, e.record};
         if (++s.loop.cycles != c.options.reinject_loop) return;
-        report(c, e, c.model.vcpu(fx.vcpu), "the guest to take " + vec_str(fx.vector) + " at the next entry",
-               vec_str(fx.vector) + "'s delivery failed " + std::to_string(s.loop.cycles) + " times in a row, each time " +
-                   exit_text(s.exit) + ", with no EOI",
+        const std::string what = key_text(key);
+        report(c, e, c.model.vcpu(fx.vcpu), "the guest to take " + what + " at the next entry",
+               what + "'s delivery failed " + std::to_string(s.loop.cycles) + " times in a row, each time " + exit_text(s.exit) +
+                   (key < kExceptionKey ? ", with no EOI" : ""),
                {{s.loop.exit.record, "first failed delivery: " + exit_text(s.loop.exit)}, {s.loop.first_reinject, "first re-injection"}});
     }
 
-private:
     struct Exit {
         std::uint64_t record = 0;
-        std::optional<std::int64_t> reason, isa, rip, info1, info2, intr_info;
+        std::optional<std::int64_t> reason, isa, rip, info1, info2, intr_info;  // intr_info: vectoring info, when traced
     };
     // One cycle is like the last: the same exit at the same place on the same fault.
     static bool same_cycle(const Exit& a, const Exit& b) {
@@ -74,7 +102,7 @@ private:
         return b;
     }
     struct Loop {
-        int vector = -1;
+        int vector = -1;  // the loop key: an interrupt vector, or kExceptionKey + an exception
         Exit exit;  // the cycle's exit
         int cycles = 0;
         std::uint64_t first_reinject = 0;

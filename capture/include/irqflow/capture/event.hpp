@@ -17,7 +17,8 @@ enum class EventKind : std::uint8_t {
     Entry, Exit, ApicAcceptIrq, InjVirq, Eoi, PvEoi, ApicIpi, Apic, Msr, Hypercall, Pio,
     IoapicSetIrq, MsiSetIrq, SetIrq, PicSetIrq, ApicvAcceptIrq, ApicvInhibitChanged,
     HvSendIpi, HvSendIpiEx, HvSynicSetIrq, HvSynicSendEoi, VcpuWakeup, UserspaceExit,
-    WaitLapicExpire, AckIrq, HvHypercall, Mmio, PageFault,
+    WaitLapicExpire, AckIrq, HvHypercall, Mmio, PageFault, InjException,
+    NestedVmenter, NestedVmexit, NestedVmexitInject, NestedIntrVmexit,
     Lost,   // not a record: the ring buffer of one host CPU dropped events here
     Other,
     Count_
@@ -108,6 +109,19 @@ inline constexpr std::int64_t kMmioWrite = 2;  // kvm_mmio's type of a write
 // kvm_ack_irq
 inline constexpr int ack_irqchip = 0, ack_pin = 1;
 inline constexpr std::int64_t kIrqchipIoapic = 2;  // KVM_IRQCHIP_IOAPIC (0, 1: the two 8259s)
+// kvm_inj_exception
+inline constexpr int excp_vector = 0, excp_has_error = 1, excp_error_code = 2, excp_reinjected = 3;
+// kvm_nested_vmenter (kvm_nested_vmrun before Linux 6.2): L1 runs L2; event_inj is the
+// event L1 injects into L2 (VMCB EVENTINJ / VMCS entry interruption info: bit 31 valid)
+inline constexpr int nvmenter_rip = 0, nvmenter_vmcb = 1, nvmenter_nested_rip = 2, nvmenter_int_ctl = 3,
+                     nvmenter_event_inj = 4;
+// kvm_nested_vmexit: the kvm_exit slots (an L2 exit, seen by L0)
+// kvm_nested_vmexit_inject: an L2 exit reflected to L1 (exit_int_info: the event whose
+// delivery the exit cut short, bit 31 valid)
+inline constexpr int nvmexit_inject_code = 0, nvmexit_inject_isa = 1, nvmexit_inject_info1 = 2, nvmexit_inject_info2 = 3,
+                     nvmexit_inject_int_info = 4, nvmexit_inject_int_info_err = 5;
+// kvm_nested_intr_vmexit: an interrupt for L1 ends L2's run
+inline constexpr int nintr_rip = 0;
 // lost events
 inline constexpr int lost_count = 0;
 }  // namespace slot

@@ -31,6 +31,15 @@ std::string_view exit_reason_name(const Event& exit);
 std::string exit_reason_key(const Event& exit);
 std::string exit_reason_key(std::optional<std::int64_t> code, std::int64_t isa);
 
+// The exit's vectoring info — the event whose delivery it cut short (bit 31 valid, type
+// 10:8, vector 7:0) — when the trace carries it: kvm_exit's intr_info is SVM's
+// exit_int_info; on VMX it is the exit's own interruption info and the IDT-vectoring
+// info is not traced (nullopt). Also for kvm_nested_vmexit, whose slots are kvm_exit's.
+inline std::optional<std::int64_t> vectoring_info(const Event& exit) {
+    if (exit.get(slot::exit_isa) != kIsaSvm) return std::nullopt;
+    return exit.get(slot::exit_intr_info);
+}
+
 // What an exit means for interrupt delivery, the same for SVM and VMX codes.
 enum class ExitClass : std::uint8_t {
     Other,
