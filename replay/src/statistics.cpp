@@ -51,6 +51,8 @@ const Row kRows[] = {
      [](const ReplayResult& r) -> StatValue { return r.stats.reinjections_cancelled; }},
     {{"late_irr_writes", StatType::Count, kAll, "injections of a vector outside IRR and ISR forgiven: an accept raced KVM's IRR-to-ISR move"},
      [](const ReplayResult& r) -> StatValue { return r.stats.late_irr_writes; }},
+    {{"nested_injections", StatType::Count, kAll, "injections into a nested guest (L2): L0 delivering L1's event, not L1's local APIC"},
+     [](const ReplayResult& r) -> StatValue { return r.stats.nested_injections; }},
     {{"extint_injections", StatType::Count, kAll, "injections of the 8259 PIC's ExtINT vectors"},
      [](const ReplayResult& r) -> StatValue { return r.stats.extint_injections; }},
     {{"auto_eoi_injections", StatType::Count, kAll, "injections of Hyper-V SynIC auto-EOI vectors"},

@@ -28,6 +28,7 @@ enum class Outcome : std::uint8_t {
     Reinject,           // the delivery an exit cut short, again
     InjectBadVector,    // outside 0..255: ignored
     InjectExtInt,       // the 8259's, acknowledged by the PIC: outside IRR/ISR
+    InjectNested,       // into L2 (between a nested entry and the exit to L1): L1's event, not its APIC's
     Injected,           // IRR → ISR
     InjectedAutoEoi,    // IRR → nothing: a SynIC auto-EOI vector
     // kvm_eoi

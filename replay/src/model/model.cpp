@@ -81,7 +81,8 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
     // Kernels before the `reinjected` field: the same vector right after an exit whose
     // exit_int_info shows its delivery was cut short is a re-injection.
     const auto flag = e.get(slot::inj_reinjected);
-    if (e.get(slot::inj_soft).value_or(0)) fx.outcome = Outcome::InjectSoft;
+    if (v.in_l2) fx.outcome = Outcome::InjectNested;
+    else if (e.get(slot::inj_soft).value_or(0)) fx.outcome = Outcome::InjectSoft;
     else if (flag ? *flag != 0 : vec == v.interrupted_vector) {
         fx.outcome = Outcome::Reinject;
         fx.failed_delivery = vec == v.interrupted_vector;
@@ -211,7 +212,7 @@ void Model::commit_accept(const Event& e, const Effect& fx) {
 }
 
 void Model::commit_inject(const Event& e, const Effect& fx, VcpuModel& v) {
-    if (fx.outcome == Outcome::InjectSoft) return;
+    if (fx.outcome == Outcome::InjectSoft || fx.outcome == Outcome::InjectNested) return;
     v.interrupted_vector = -1;
     switch (fx.outcome) {
     case Outcome::Reinject:
@@ -343,6 +344,7 @@ void Model::lose_track() {
     unsync_all();
     ipis_.drop_all();
     for (auto& v : vcpus_) {
+        v.in_l2 = false;
         v.in_hlt = false;
         v.resynced_by_wakeup = false;
         v.accepted_since_hlt.reset();

@@ -34,6 +34,7 @@ struct VcpuModel {
     // What the trace has proven (replay/README.md, "Unknown until proven").
     bool synced = false;             // the state provably matches the guest's
     bool in_hlt = false;             // the last exit was HLT, no entry since, no drop window since
+    bool in_l2 = false;              // runs a nested guest: a nested entry, no exit to L1 since
     bool kicked_since_hlt = false;   // a PV kick (KVM_HC_KICK_CPU) arrived since that HLT
     bool resynced_by_wakeup = false; // synced by a HLT wakeup, no exit since
     VectorSet accepted_since_hlt;    // what arrived since that HLT
@@ -133,6 +134,8 @@ public:
                 if (fx.outcome != Outcome::EoiBadVector) v.pv_eoi.eoi();
                 if (fx.outcome == Outcome::Eoi) v.last_eoi_vector = fx.vector;
             }
+            if constexpr (K == EventKind::NestedVmenter) v.in_l2 = true;
+            if constexpr (K == EventKind::NestedVmexitInject) v.in_l2 = false;
             if constexpr (K == EventKind::AckIrq)
                 if (e.get(slot::ack_irqchip) == slot::kIrqchipIoapic && v.last_eoi_vector >= 0)
                     vm_mut(v.vm)->ioapic.acked(static_cast<int>(e.get(slot::ack_pin).value_or(-1)), v.last_eoi_vector);

@@ -24,6 +24,7 @@ void Coverage::injection(const Effect& fx, const Model& m) {
         ++(fx.failed_delivery ? st_.reinjections_failed_delivery : st_.reinjections_cancelled);
         break;
     case Outcome::InjectExtInt: ++st_.extint_injections; break;
+    case Outcome::InjectNested: ++st_.nested_injections; break;
     case Outcome::Injected:
     case Outcome::InjectedAutoEoi:
         st_.injections_checked += fx.checkable;

@@ -48,7 +48,7 @@ public:
         }
         default: break;
         }
-        if (fx.outcome == Outcome::InjectSoft) return;
+        if (fx.outcome == Outcome::InjectSoft || fx.outcome == Outcome::InjectNested) return;
         delivery(s, fx.vector, fx.outcome == Outcome::Reinject, fx.failed_delivery, e, fx, c);
     }
 

@@ -58,7 +58,8 @@ struct Latency {
 // show, and under which key, is declared once in statistics.hpp.
 struct ReplayStats {
     std::uint64_t events = 0;
-    std::uint64_t injections = 0, injections_checked = 0, reinjections = 0, extint_injections = 0, soft_injections = 0;
+    std::uint64_t injections = 0, injections_checked = 0, reinjections = 0, extint_injections = 0, soft_injections = 0,
+                  nested_injections = 0;
     // Re-injections: of a delivery the exit before cut short (its vectoring info shows
     // the vector), or of one whose entry KVM cancelled (no entry in between).
     std::uint64_t reinjections_failed_delivery = 0, reinjections_cancelled = 0;
@@ -94,7 +95,7 @@ struct ReplayStats {
 
     // Injections the model can judge: every kvm_inj_virq but software interrupts and
     // re-injections of an interrupted delivery.
-    std::uint64_t checkable_injections() const { return injections - soft_injections - reinjections; }
+    std::uint64_t checkable_injections() const { return injections - soft_injections - reinjections - nested_injections; }
     // EOIs of something in service (kvm_eoi -1 only says ISR was empty).
     std::uint64_t real_eois() const { return eois - eoi_nothing_in_service; }
 };

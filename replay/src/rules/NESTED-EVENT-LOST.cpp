@@ -1,0 +1,135 @@
+// NESTED-EVENT-LOST: an event L1 injects into L2 that is neither delivered nor handed
+// back. A nested VM entry (kvm_nested_vmenter, kvm_nested_vmrun before Linux 6.2) with
+// event_inj valid asks the CPU to deliver that event as L2 starts. Then either
+//  - L2 runs and the delivery completes (the next exit's vectoring info does not name
+//    it), or
+//  - the delivery is cut short by an exit (its vectoring info names it): L0 handles the
+//    exit and re-injects the event before entering L2 again (kvm_inj_virq /
+//    kvm_inj_exception … [reinjected]), or reflects the exit to L1 with the event in
+//    exit_int_info, or
+//  - the run ends before L2 ran at all (an interrupt for L1, a failed check): the exit
+//    to L1 (kvm_nested_vmexit_inject) must carry the event in exit_int_info, or L1
+//    never learns its injection did not happen.
+// Anything else lost the event. Vectoring info is traced on SVM only (kvm_exit's
+// intr_info); on VMX only the third case is judged.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "finding_text.hpp"
+#include "irqflow/capture/exit_reasons.hpp"
+
+namespace irqflow::replay {
+namespace {
+
+class NestedEventLost final : public Check {
+public:
+    NestedEventLost(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    Subscriptions subscriptions() const override {
+        return {{},
+                {EventKind::NestedVmenter, EventKind::Entry, EventKind::Exit, EventKind::NestedVmexit, EventKind::InjVirq,
+                 EventKind::InjException, EventKind::NestedVmexitInject, EventKind::Lost},
+                false};
+    }
+    void after(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (e.kind == EventKind::Lost) {  // what happened in the gap is unknown
+            for (auto& s : state_) s = {};
+            return;
+        }
+        if (fx.vcpu == kNoVcpu) return;
+        auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
+        switch (e.kind) {
+        case EventKind::NestedVmenter: {
+            const auto inj = e.get(slot::nvmenter_event_inj);
+            s = {};
+            if (inj && apic::event_valid(*inj)) s = {Phase::Injected, *inj, e.record};
+            return;
+        }
+        case EventKind::Entry:
+            if (s.phase == Phase::Injected) s.phase = Phase::Running;
+            else if (s.phase == Phase::Requeued) {
+                report(c, e, c.model.vcpu(fx.vcpu), event_text(s) + " re-injected before L2 runs again",
+                       "the exit at record " + std::to_string(s.cut_record) + " cut its delivery short (vectoring info " + hex(s.cut_info) +
+                           ") and L0 entered L2 again without re-injecting it: lost",
+                       {{s.vmenter_record, "L1 injects " + event_text(s)}, {s.cut_record, "delivery cut short"}});
+                s = {};
+            }
+            return;
+        case EventKind::Exit:
+        case EventKind::NestedVmexit: {  // an L2 exit (kvm_nested_vmexit repeats kvm_exit's slots)
+            if (s.phase != Phase::Running) return;
+            const auto vi = vectoring_info(e);
+            if (!vi) {  // VMX: whether the delivery completed is not traced
+                s = {};
+                return;
+            }
+            if (carries(s, *vi)) {
+                s.phase = Phase::Requeued;
+                s.cut_record = e.record;
+                s.cut_info = *vi;
+            } else {
+                s = {};  // delivered
+            }
+            return;
+        }
+        case EventKind::InjVirq:
+        case EventKind::InjException:
+            if (s.phase == Phase::Requeued && reinjects(e, s)) s = {};
+            return;
+        case EventKind::NestedVmexitInject: {
+            if (s.phase == Phase::Idle) return;
+            const auto ii = e.get(slot::nvmexit_inject_int_info).value_or(0);
+            if (s.phase != Phase::Running && !carries(s, ii)) {
+                const std::string when = s.phase == Phase::Injected ? "before L2 ran" : "after an exit cut its delivery short";
+                report(c, e, c.model.vcpu(fx.vcpu), event_text(s) + " handed back to L1 in exit_int_info",
+                       "the exit to L1 " + when + " has exit_int_info " + hex(ii) + ": the event is lost",
+                       {{s.vmenter_record, "L1 injects " + event_text(s)}});
+            }
+            s = {};
+            return;
+        }
+        default: return;
+        }
+    }
+
+private:
+    enum class Phase : std::uint8_t {
+        Idle,      // no event of L1's in flight
+        Injected,  // a nested entry carries it; L2 has not run yet
+        Running,   // L2 entered with it
+        Requeued,  // an L2 exit cut its delivery short: it must be re-injected or reflected
+    };
+    struct State {
+        Phase phase = Phase::Idle;
+        std::int64_t event_inj = 0;  // valid 31, type 10:8, vector 7:0
+        std::uint64_t vmenter_record = 0;
+        std::uint64_t cut_record = 0;
+        std::int64_t cut_info = 0;
+    };
+    static bool carries(const State& s, std::int64_t info) {
+        return apic::event_valid(info) && (info & 0x7ff) == (s.event_inj & 0x7ff);  // same type and vector
+    }
+    static bool reinjects(const Event& e, const State& s) {
+        const int vector = static_cast<int>(s.event_inj & 0xff);
+        if (e.kind == EventKind::InjVirq) return e.get(slot::inj_vector) == vector;
+        return e.get(slot::excp_vector) == vector;
+    }
+    static std::string hex(std::int64_t v) {
+        char b[24];
+        std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(v));
+        return b;
+    }
+    static std::string event_text(const State& s) {
+        static constexpr const char* kTypes[8] = {"interrupt", "type 1", "NMI", "exception", "software interrupt", "type 5",
+                                                  "software exception", "type 7"};
+        return std::string(kTypes[(s.event_inj >> 8) & 7]) + " " + vec_str(static_cast<int>(s.event_inj & 0xff)) + " (event_inj " +
+               hex(s.event_inj) + ")";
+    }
+    std::vector<State> state_;
+};
+
+}  // namespace
+}  // namespace irqflow::replay
+
+IRQFLOW_REGISTER_RULE(NestedEventLost, irqflow::replay::NestedEventLost)
