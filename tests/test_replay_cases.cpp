@@ -56,6 +56,7 @@ ReplayOptions parse_options(const std::string& line, const std::string& file) {
         else if (k == "no_eoi_ms") o.no_eoi_threshold_ns = n * 1'000'000;
         else if (k == "reinject_loop") o.reinject_loop = static_cast<int>(n);
         else if (k == "level_storm") o.level_storm = static_cast<int>(n);
+        else if (k == "apicv_flap") o.apicv_flap = static_cast<int>(n);
         else if (k == "accept_loop") o.accept_loop = static_cast<int>(n);
         else FAIL("unknown option " << k);
     }

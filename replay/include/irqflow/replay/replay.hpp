@@ -45,6 +45,8 @@ struct ReplayOptions {
     int pending_windows = 8;                            //   and this many open interrupt windows
     int reinject_loop = 3;                              // LIVE-REINJECT-LOOP: identical failed-delivery cycles
     int level_storm = 2;                                // LIVE-LEVEL-STORM: EOIs in a row with the line still asserted
+    int apicv_flap = 4;                                 // LIVE-APICV-INHIBIT-FLAP: set→clear cycles of one reason
+    std::int64_t apicv_flap_window_ns = 1'000'000'000;  //   within this long
     int accept_loop = 3;                                // LIVE-ACCEPTED-NOT-DELIVERED: accepts with no delivery between
 };
 
