@@ -133,3 +133,22 @@ TEST_CASE("check folds follow-ons under their root, names the root in JSON and k
     CHECK(j["findings"][2]["caused_by"] == 0);
     CHECK(j["summary"]["follow_ons"] == 2);
 }
+
+TEST_CASE("check on a pasted excerpt names rule, vCPU, vector, cycles and the input lines, and exits 1", "[cli][liveness]") {
+    const std::string cases = IRQFLOW_CASES;
+    auto r = run(cli() + " check '" + cases + "/LIVE-ACCEPTED-NOT-DELIVERED-fires-accepts-only.txt'", true);
+    CHECK(r.status == 1);
+    CHECK(r.out.find("LIVE-ACCEPTED-NOT-DELIVERED vm0/vcpu0") != std::string::npos);
+    CHECK(r.out.find("0xd1 accepted 3 times") != std::string::npos);
+    CHECK(r.out.find("record 13 (line 19)") != std::string::npos);
+    CHECK(r.out.find("[record 3 (line 9): first accept of 0xd1]") != std::string::npos);
+    CHECK(r.out.find("no vCPU could be identified") == std::string::npos);
+    auto j = run(cli() + " check --json '" + cases + "/LIVE-REINJECT-LOOP-fires-vmx-db-exception.txt'", true);
+    CHECK(j.status == 1);
+    CHECK(j.out.find("\"rule\":\"LIVE-REINJECT-LOOP\"") != std::string::npos);
+    CHECK(j.out.find("\"record\":12,\"line\":18") != std::string::npos);
+    CHECK(j.out.find("#DB's delivery failed 3 times") != std::string::npos);
+    // a trace.dat has no input lines to name
+    auto d = run(cli() + " check --json '" + sample("pit.dat") + "'");
+    CHECK(d.out.find("\"line\"") == std::string::npos);
+}
