@@ -266,3 +266,21 @@ TEST_CASE("the findings tab groups follow-ons under their root, in order", "[gui
     CHECK(g[0].follow_ons == std::vector<std::size_t>{3});
     CHECK(g[1].follow_ons == std::vector<std::size_t>{2});
 }
+
+TEST_CASE("the timeline shows the events L1 injects into L2 and jumps stop at them as injections", "[gui]") {
+    const Trace t = load_trace(std::string(IRQFLOW_CASES) + "/NESTED-EVENT-LOST-quiet-reinjected-after-npf.txt");
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    const auto r = replay::replay(t, o);
+    const Timeline tl = build_timeline(t, r, nullptr);
+    REQUIRE(tl.lanes.size() == 1);
+    std::vector<Marker> nested;
+    for (const auto& m : tl.lanes[0].markers)
+        if (m.kind == Marker::NestedInjection) nested.push_back(m);
+    REQUIRE(nested.size() == 1);
+    CHECK(nested[0].vector == 0xec);
+    CHECK(nested[0].ts == t.events[1].ts.value());
+    CHECK(r.stats.nested_injections == 1);  // L0's re-injection into L2 is not L1's APIC's
+    CHECK(find_next(tl, Filter::all(tl), JumpTarget::Injection, tl.t0 - 1, true) == std::optional<std::int64_t>(nested[0].ts));
+    CHECK_FALSE(find_next(tl, Filter::all(tl), JumpTarget::Eoi, tl.t0 - 1, true));
+}

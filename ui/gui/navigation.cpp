@@ -115,7 +115,7 @@ std::optional<std::int64_t> find_next(const Timeline& tl, const Filter& f, JumpT
         const auto& ms = tl.lanes[l].markers;  // time order: search from `from` in the right direction
         auto it = std::upper_bound(ms.begin(), ms.end(), from, [](std::int64_t t, const Marker& m) { return t < m.ts; });
         auto wanted = [&](const Marker& m) {
-            return f.shows_vector(m.vector) && (what == JumpTarget::Injection ? m.kind == Marker::Injection : m.kind != Marker::Injection);
+            return f.shows_vector(m.vector) && (what == JumpTarget::Injection ? !m.eoi() : m.eoi());
         };
         if (forward) {
             for (; it != ms.end(); ++it)

@@ -68,6 +68,10 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
     std::vector<std::pair<std::int64_t, VcpuState>> open(tl.lanes.size(), {-1, VcpuState::Host});
     for (const auto& e : trace.events) {
         const int l = lane(e.vm, e.vcpu);
+        if (l >= 0 && e.kind == EventKind::NestedVmenter) {  // L1 → L2 injections
+            const auto inj = e.get(slot::nvmenter_event_inj).value_or(0);
+            if ((inj >> 31) & 1) tl.lanes[static_cast<std::size_t>(l)].markers.push_back({Marker::NestedInjection, e.ts.value(), static_cast<int>(inj & 0xff)});
+        }
         if (l < 0 || (e.kind != EventKind::Entry && e.kind != EventKind::Exit)) continue;
         auto& L = tl.lanes[static_cast<std::size_t>(l)];
         auto& o = open[static_cast<std::size_t>(l)];

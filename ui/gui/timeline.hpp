@@ -30,7 +30,9 @@ struct IsrBar {
     bool pv_eoi;
 };
 struct Marker {
-    enum Kind : std::uint8_t { Injection, RealEoi, PvEoi } kind;
+    // NestedInjection: L1 injects into L2 (a nested VM entry with event_inj valid)
+    enum Kind : std::uint8_t { Injection, RealEoi, PvEoi, NestedInjection } kind;
+    bool eoi() const { return kind == RealEoi || kind == PvEoi; }
     std::int64_t ts;
     int vector;
 };
@@ -92,6 +94,7 @@ inline constexpr std::uint32_t kFindingColor = 0xff0000ff;  // red
 inline constexpr std::uint32_t kExitDensity[4] = {0xff505050, 0xff808080, 0xffb0b0b0, 0xffffffff};
 inline constexpr std::uint32_t kPvIpiColor = 0xc0ffff00, kIcrIpiColor = 0xc0ff00ff;  // translucent lines
 inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xff00d7ff, kPvEoiColor = 0xffffc864;
+inline constexpr std::uint32_t kNestedInjectionColor = 0xffff50ff;  // pink: L1 → L2
 inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
 
 // Where things go in a view `width` x `height` showing [t0, t1].

@@ -163,7 +163,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                 }
             }
         }
-        // injections (down triangles) and EOIs: real EOI a bar, PV EOI a hollow diamond.
+        // injections (down triangles; hollow pink: L1 into L2) and EOIs: real EOI a bar, PV EOI a hollow diamond.
         // When they would crowd (more than one per 4 pixels), two density strips instead:
         // injections (white) above EOIs (yellow real, blue PV), from the first few
         // markers of each column.
@@ -179,7 +179,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                 m = gallop(markers, m, [ta](const Marker& x) { return x.ts < ta; });
                 std::size_t i = m;
                 for (int seen = 0; i < markers.size() && markers[i].ts < tb && seen < 8; ++i, ++seen) {
-                    if (markers[i].kind == Marker::Injection) injected = true;
+                    if (!markers[i].eoi()) injected = true;
                     else if (!eoi_colour) eoi_colour = markers[i].kind == Marker::RealEoi ? kRealEoiColor : kPvEoiColor;
                 }
                 const float x = ox + Layout::kGutter + static_cast<float>(c);
@@ -191,6 +191,8 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                 const auto& m = markers[i];
                 const float x = ox + L.x(m.ts);
                 if (m.kind == Marker::Injection) dl->AddTriangleFilled(ImVec2(x - 3, my), ImVec2(x + 3, my), ImVec2(x, my + 5), kInjectionColor);
+                else if (m.kind == Marker::NestedInjection)  // hollow: an event L1 injects into L2
+                    dl->AddTriangle(ImVec2(x - 3, my), ImVec2(x + 3, my), ImVec2(x, my + 5), kNestedInjectionColor);
                 else if (m.kind == Marker::RealEoi) dl->AddLine(ImVec2(x, my), ImVec2(x, my + 6), kRealEoiColor, 2);
                 else dl->AddQuad(ImVec2(x, my), ImVec2(x + 3, my + 3), ImVec2(x, my + 6), ImVec2(x - 3, my + 3), kPvEoiColor);
             }
