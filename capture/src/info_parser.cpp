@@ -298,11 +298,12 @@ bool parse_info(EventKind kind, std::string_view info, Event& e) {
     std::string marked;
     if (info.find("CAN'T FIND FIELD \"") != std::string_view::npos) {
         marked.assign(info);
-        for (std::size_t i; (i = marked.find("CAN'T FIND FIELD \"")) != std::string::npos;) {
+        for (std::size_t i = 0; (i = marked.find("CAN'T FIND FIELD \"", i)) != std::string::npos;) {
             std::size_t end = marked.find('"', i + 18);
             end = end == std::string::npos ? marked.size() : end + 1;
             const std::size_t from = i >= 2 && marked.compare(i - 2, 2, "0x") == 0 ? i - 2 : i;
             marked.replace(from, end - from, 1, kMissing);
+            i = from + 1;
         }
         info = marked;
     }

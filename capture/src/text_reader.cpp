@@ -223,8 +223,12 @@ public:
         if (!printable_text(s))
             throw InputError(path_, {InputPosition::Unit::Line, lineno}, "binary data or invalid UTF-8 in a text trace");
         if (s.find("\xc2\xa0") != std::string_view::npos) {  // no-break spaces from a mail client or web page
-            nbsp_.assign(s);
-            for (std::size_t i; (i = nbsp_.find("\xc2\xa0")) != std::string::npos;) nbsp_.replace(i, 2, " ");
+            nbsp_.clear();
+            for (std::size_t i = 0; i < s.size(); ++i) {  // one pass: a line may hold thousands
+                const bool nbsp = s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0';
+                nbsp_ += nbsp ? ' ' : s[i];
+                i += nbsp;
+            }
             s = nbsp_;
         }
         // Mail quoting: "> " prefixes.

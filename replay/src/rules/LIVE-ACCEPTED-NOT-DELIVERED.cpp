@@ -37,7 +37,7 @@ public:
     }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!c.model.proofs_hold() || e.kind == EventKind::Lost || e.kind == EventKind::ApicvInhibitChanged) {
-            for (auto& s : state_) s.episodes = {};
+            ++epoch_;  // every episode ends (lazily: a drop window covers many events)
             return;
         }
         if (fx.vcpu == kNoVcpu) return;
@@ -69,7 +69,8 @@ public:
         }
         if (fx.outcome != Outcome::Accepted || fx.level || apicv) return;
         auto& ep = s.episodes[static_cast<std::size_t>(fx.vector)];
-        if (ep.accepts == 0) ep = {0, e.ts.value(), e.record, s.moves, false};
+        if (ep.epoch != epoch_) ep = {};
+        if (ep.accepts == 0) ep = {0, e.ts.value(), e.record, s.moves, false, epoch_};
         ++ep.accepts;
         if (ep.reported || ep.accepts < c.options.accept_loop) return;
         const bool moved = s.moves != ep.moves_before;
@@ -95,6 +96,7 @@ private:
         std::uint64_t first_record = 0;
         std::uint64_t moves_before = 0;    // State::moves at the first accept
         bool reported = false;
+        std::uint64_t epoch = 0;           // valid while it equals epoch_
     };
     struct State {
         bool ran = false;            // an entry, exit, wakeup, injection or EOI on the vCPU's thread so far
@@ -102,6 +104,7 @@ private:
         std::array<Episode, apic::kVectors> episodes{};
     };
     std::vector<State> state_;
+    std::uint64_t epoch_ = 1;  // bumped when a drop or an APICv change ends every episode
 };
 
 }  // namespace
