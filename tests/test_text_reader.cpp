@@ -296,3 +296,43 @@ TEST_CASE("garbage in a text trace is an error naming file and line", "[text][ba
         CHECK_THROWS_AS(load_text(prose, "prose.txt"), InputError);
     }
 }
+
+TEST_CASE("exception and nested-guest events parse in old and new kernels' formats", "[text]") {
+    const std::string text =
+        " qemu-kvm-4242  [001] ....  100.000001: kvm_inj_exception: #GP (0x0)\n"
+        " qemu-kvm-4242  [001] ....  100.000002: kvm_inj_exception: #DB [reinjected]\n"
+        " qemu-kvm-4242  [001] ....  100.000003: kvm_inj_exception: #PF (0x2) [reinjected]\n"
+        " qemu-kvm-4242  [001] ....  100.000004: kvm_nested_vmrun: rip: 0x000000007ffbb280 vmcb: 0x0000000008224000 nrip: "
+        "0xffffffffffbbe119 int_ctl: 0x01020000 event_inj: 0x800000ec npt: on\n"
+        " qemu-kvm-4242  [001] ....  100.000005: kvm_nested_vmenter: rip: 0xffffffff81000000 vmcs: 0x0000000108224000 nested_rip: "
+        "0x0000000000401000 int_ctl: 0x00000000 event_inj: 0x80000b0e nested_ept=y nested_eptp: 0x000000010000501e\n"
+        " qemu-kvm-4242  [001] ....  100.000006: kvm_nested_vmexit: vcpu 1 reason npf rip 0x401000 info1 0x0000000200000006 info2 "
+        "0x00000000001ab000 intr_info 0x800000ec error_code 0x00000000 requests 0x0000000000000000\n"
+        " qemu-kvm-4242  [001] ....  100.000007: kvm_nested_vmexit_inject: reason: npf ext_inf1: 0x0000000200000006 ext_inf2: "
+        "0x00000000001ab000 ext_int: 0x800000ec ext_int_err: 0x00000000\n"
+        " qemu-kvm-4242  [001] ....  100.000008: kvm_nested_vmexit_inject: reason EXIT_NPF info1 200000006 info2 1ab000 int_info 0 int_info_err 0\n"
+        " qemu-kvm-4242  [001] ....  100.000009: kvm_nested_intr_vmexit: rip: 0x0000000000401000\n";
+    Trace t = load_text(text, "nested.txt");
+    REQUIRE(t.events.size() == 9);
+    for (const auto& e : t.events) REQUIRE(e.kind != EventKind::Other);
+    CHECK(t.events[0].get(slot::excp_vector) == 13);
+    CHECK(t.events[0].get(slot::excp_error_code) == 0);
+    CHECK_FALSE(t.events[0].has(slot::excp_reinjected));
+    CHECK(t.events[1].get(slot::excp_vector) == 1);
+    CHECK(t.events[1].get(slot::excp_reinjected) == 1);
+    CHECK(t.events[2].get(slot::excp_error_code) == 2);
+    CHECK(t.events[3].kind == EventKind::NestedVmenter);
+    CHECK(t.events[3].get(slot::nvmenter_event_inj) == 0x800000ec);
+    CHECK(t.events[3].get(slot::nvmenter_nested_rip) == static_cast<std::int64_t>(0xffffffffffbbe119ULL));
+    CHECK(t.events[4].get(slot::nvmenter_event_inj) == 0x80000b0e);
+    CHECK(t.events[4].get(slot::nvmenter_vmcb) == 0x108224000);
+    CHECK(t.events[5].get(slot::exit_reason) == 0x400);
+    CHECK(t.events[5].get(slot::exit_isa) == 2);
+    CHECK(t.events[5].get(slot::exit_intr_info) == 0x800000ec);
+    CHECK(t.events[6].get(slot::nvmexit_inject_code) == 0x400);
+    CHECK(t.events[6].get(slot::nvmexit_inject_isa) == 2);
+    CHECK(t.events[6].get(slot::nvmexit_inject_int_info) == 0x800000ec);
+    CHECK(t.events[7].get(slot::nvmexit_inject_info2) == 0x1ab000);
+    CHECK(t.events[7].get(slot::nvmexit_inject_int_info) == 0);
+    CHECK(t.events[8].get(slot::nintr_rip) == 0x401000);
+}

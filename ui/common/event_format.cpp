@@ -15,7 +15,8 @@ bool hex_field(std::string_view f) {
     static const std::set<std::string_view> hex = {
         "rip", "guest_rip", "info1", "info2", "intr_info", "error_code", "exit_reason", "ecx", "data", "nr", "a0",
         "a1", "a2", "a3", "port", "val", "gpa", "fault_address", "processor_mask", "valid_bank_mask", "inhibits",
-        "ingpa", "outgpa", "code", "reg", "vec", "vector", "apicid", "dest_id", "dst", "format"};
+        "ingpa", "outgpa", "code", "reg", "vec", "vector", "apicid", "dest_id", "dst", "format", "vmcb", "nested_rip",
+        "int_ctl", "event_inj", "exit_code", "exit_info1", "exit_info2", "exit_int_info", "exit_int_info_err"};
     return hex.count(f) != 0;
 }
 
