@@ -143,6 +143,7 @@ TEST_CASE("check on a pasted excerpt names rule, vCPU, vector, cycles and the in
     CHECK(r.out.find("record 13 (line 19)") != std::string::npos);
     CHECK(r.out.find("[record 3 (line 9): first accept of 0xd1]") != std::string::npos);
     CHECK(r.out.find("no vCPU could be identified") == std::string::npos);
+    CHECK(r.out.find("warning: no kvm_entry/kvm_exit: 1 vCPU(s) inferred from the APIC ids") != std::string::npos);
     auto j = run(cli() + " check --json '" + cases + "/LIVE-REINJECT-LOOP-fires-vmx-db-exception.txt'", true);
     CHECK(j.status == 1);
     CHECK(j.out.find("\"rule\":\"LIVE-REINJECT-LOOP\"") != std::string::npos);

@@ -218,9 +218,11 @@ TEST_CASE("other subsystems' events and CAN'T FIND FIELD records are read, not r
         "     CPU 1/KVM-4243  [001] d..1.  50.000002: msr:write_msr: 6e0, value 1a4e6e7e9d1\n"
         "     CPU 1/KVM-4243  [001] ....   50.000003: kvm_exit: vcpu 1 reason EPT_VIOLATION rip 0xCAN'T FIND FIELD \"guest_rip\" info1 0x0000000000000184 info2 0x0000000000000000 intr_info 0x800000ec error_code 0x00000000\n"
         "     CPU 1/KVM-4243  [001] ....   50.000004: kvm_inj_virq: IRQ 0xec [reinjected]\n"
-        "     CPU 1/KVM-4243  [001] ....   50.000005: kvm_entry: vcpu 1, rip CAN'T FIND FIELD \"rip\"\n";
+        "     CPU 1/KVM-4243  [001] ....   50.000005: kvm_entry: vcpu 1, rip CAN'T FIND FIELD \"rip\"\n"
+        "     CPU 1/KVM-4243  [001] ....   50.000006: kvm_exit: vcpu 1 reason EXTERNAL_INTERRUPT rip 0xffffffff81a3c1e2 info1 "
+        "0x0000000000000000 info2 0x0000000000000000 intr_info 0x800000ec error_code 0x00000000\n";
     Trace t = load_text(text, "mixed.txt");
-    REQUIRE(t.events.size() == 5);
+    REQUIRE(t.events.size() == 6);
     CHECK(t.events[0].kind == EventKind::Other);
     CHECK(t.name(t.events[0].name_id) == "rcu_utilization");
     CHECK(t.events[1].kind == EventKind::Other);
@@ -234,6 +236,13 @@ TEST_CASE("other subsystems' events and CAN'T FIND FIELD records are read, not r
     CHECK(t.events[4].kind == EventKind::Entry);
     CHECK(t.events[4].get(slot::entry_vcpu_id) == 1);
     CHECK_FALSE(t.events[4].has(slot::entry_rip));
+    const Event& y = t.events[5];  // the newer kvm_exit form, every field
+    CHECK(y.get(slot::exit_vcpu_id) == 1);
+    CHECK(y.get(slot::exit_reason) == 1);
+    CHECK(y.get(slot::exit_isa) == 1);
+    CHECK(y.get(slot::exit_rip) == static_cast<std::int64_t>(0xffffffff81a3c1e2ULL));
+    CHECK(y.get(slot::exit_intr_info) == 0x800000ec);
+    CHECK(y.get(slot::exit_error_code) == 0);
     CHECK(t.meta.warnings.empty());
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <unordered_map>
 
 #include "irqflow/capture/drop_windows.hpp"
@@ -96,6 +97,8 @@ void attribute(Trace& trace) {
     }
 
     if (!inferred.empty()) {
+        trace.meta.warnings.push_back("no kvm_entry/kvm_exit: " + std::to_string(inferred.size()) +
+                                      " vCPU(s) inferred from the APIC ids that accepts and EOIs name (vCPU id = APIC id)");
         VmInfo vm;
         vm.id = VmId(0);
         vm.vcpus = inferred;

@@ -83,6 +83,7 @@ void print_text(const ReplayResult& r, const Trace& t) {
         if (const auto it = follow_ons.find(i); it != follow_ons.end()) print_follow_ons(r, it->second);
     }
     const auto& s = r.stats;
+    for (const auto& w : t.meta.warnings) std::printf("%swarning: %s\n", &w == &t.meta.warnings.front() ? "\n" : "", w.c_str());
     if (r.final_state.empty())
         std::printf("\nwarning: no vCPU could be identified (no kvm_entry/kvm_exit in the trace): nothing was checked\n");
     std::printf("\nreplay: %zu findings (%llu divergences, %llu liveness; %llu root, %llu follow-on); PV EOI semantics: %s\n",
