@@ -277,6 +277,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     }
     v.in_hlt = false;
     v.last_own_ts = e.ts.value();
+    ++v.own_events;
     v.accepted_since_entry.reset();
     v.last_eoi_vector = -1;
     v.late_irr.entered();

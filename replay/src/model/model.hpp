@@ -40,6 +40,7 @@ struct VcpuModel {
     VectorSet accepted_since_hlt;    // what arrived since that HLT
     int last_eoi_vector = -1;        // the vector of the last kvm_eoi since the last entry, or -1
     std::int64_t last_own_ts = 0;    // the last event of the vCPU's own thread
+    std::uint64_t own_events = 0;    // events of the vCPU's own thread so far (it runs, or is in the host for it)
     LateIrr late_irr;
     // Accepts from another thread into an empty IRR slot of this synced vCPU, not yet
     // injected: causes whose injection measures the clock skew (clock_skew.hpp).
@@ -162,6 +163,7 @@ public:
             if constexpr (K == EventKind::Pio)
                 if (e.get(slot::pio_rw) == 1) vm_mut(v.vm)->pic.write_port(e.get(slot::pio_port).value_or(0), e.get(slot::pio_val).value_or(0));
             v.last_own_ts = e.ts.value();
+            ++v.own_events;
         }
     }
     template <EventKind K>

@@ -32,7 +32,7 @@ public:
     Subscriptions subscriptions() const override {
         return {{},
                 {EventKind::ApicAcceptIrq, EventKind::ApicvAcceptIrq, EventKind::InjVirq, EventKind::Eoi, EventKind::PvEoi,
-                 EventKind::Entry, EventKind::Exit, EventKind::VcpuWakeup, EventKind::ApicvInhibitChanged, EventKind::Lost},
+                 EventKind::ApicvInhibitChanged, EventKind::Lost},
                 false};
     }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
@@ -40,43 +40,25 @@ public:
             ++epoch_;  // every episode ends (lazily: a drop window covers many events)
             return;
         }
-        if (fx.vcpu == kNoVcpu) return;
-        auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
-        const auto& v = c.model.vcpu(fx.vcpu);
-        const bool apicv = c.model.vm(v.vm) && c.model.vm(v.vm)->apicv_active;
-        switch (e.kind) {
-        case EventKind::Entry:
-        case EventKind::Exit:
-        case EventKind::VcpuWakeup:
-            s.ran = true;
-            ++s.moves;
+        const auto vector = e.kind == EventKind::ApicvAcceptIrq ? e.get(slot::accept_vec).value_or(-1) : fx.vector;
+        if (fx.vcpu == kNoVcpu || vector < 0 || vector >= apic::kVectors) return;
+        auto& ep = state_[static_cast<std::size_t>(fx.vcpu.value())][static_cast<std::size_t>(vector)];
+        if (e.kind != EventKind::ApicAcceptIrq) {  // injected, EOI'd, or posted to the hardware: delivered
+            ep = {};
             return;
-        case EventKind::InjVirq:
-            s.ran = true;
-            ++s.moves;
-            if (fx.vector >= 0 && fx.vector < apic::kVectors) s.episodes[static_cast<std::size_t>(fx.vector)] = {};
-            return;
-        case EventKind::Eoi:
-        case EventKind::PvEoi:
-            s.ran = true;
-            ++s.moves;
-            if (fx.vector >= 0 && fx.vector < apic::kVectors) s.episodes[static_cast<std::size_t>(fx.vector)] = {};
-            return;
-        case EventKind::ApicvAcceptIrq:  // delivered by the hardware
-            if (fx.vector >= 0 && fx.vector < apic::kVectors) s.episodes[static_cast<std::size_t>(fx.vector)] = {};
-            return;
-        default: break;
         }
-        if (fx.outcome != Outcome::Accepted || fx.level || apicv) return;
-        auto& ep = s.episodes[static_cast<std::size_t>(fx.vector)];
+        const auto& v = c.model.vcpu(fx.vcpu);
+        if (fx.outcome != Outcome::Accepted || fx.level || c.model.vm(v.vm)->apicv_active) return;
         if (ep.epoch != epoch_) ep = {};
-        if (ep.accepts == 0) ep = {0, e.ts.value(), e.record, s.moves, false, epoch_};
+        if (ep.accepts == 0) ep = {0, e.ts.value(), e.record, v.own_events, false, epoch_};
         ++ep.accepts;
         if (ep.reported || ep.accepts < c.options.accept_loop) return;
-        const bool moved = s.moves != ep.moves_before;
+        // The vCPU's own thread (entries, exits, wakeups, injections, EOIs, …) shows it
+        // running, or in the host on its behalf; an accept is not its own thread's event.
+        const bool moved = v.own_events != ep.own_events_before;
         const std::int64_t span_ns = e.ts.value() - ep.since;
         std::string why;
-        if (!s.ran) why = "the vCPU did not run in the excerpt (no kvm_entry, kvm_exit, wakeup, injection or EOI on its thread)";
+        if (v.own_events == 0) why = "the vCPU did not run in the excerpt (no kvm_entry, kvm_exit, wakeup, injection or EOI on its thread)";
         else if (moved || span_ns < c.options.pending_threshold_ns) return;
         else if (v.in_hlt) why = "the vCPU stayed halted all that time (no entry, exit or wakeup since its HLT exit): never woken";
         else why = "the vCPU did not enter the guest all that time";
@@ -91,19 +73,14 @@ public:
 
 private:
     struct Episode {
-        int accepts = 0;               // since the last delivery of the vector
-        std::int64_t since = 0;        // the first of them
+        int accepts = 0;                     // since the last delivery of the vector
+        std::int64_t since = 0;              // the first of them
         std::uint64_t first_record = 0;
-        std::uint64_t moves_before = 0;    // State::moves at the first accept
+        std::uint64_t own_events_before = 0;  // VcpuModel::own_events at the first accept
         bool reported = false;
-        std::uint64_t epoch = 0;           // valid while it equals epoch_
+        std::uint64_t epoch = 0;             // valid while it equals epoch_
     };
-    struct State {
-        bool ran = false;            // an entry, exit, wakeup, injection or EOI on the vCPU's thread so far
-        std::uint64_t moves = 0;     // events of its thread that show it running: an injection precedes an entry
-        std::array<Episode, apic::kVectors> episodes{};
-    };
-    std::vector<State> state_;
+    std::vector<std::array<Episode, apic::kVectors>> state_;  // per vCPU, per vector
     std::uint64_t epoch_ = 1;  // bumped when a drop or an APICv change ends every episode
 };
 

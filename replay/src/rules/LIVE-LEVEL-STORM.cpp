@@ -27,7 +27,10 @@ public:
     }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         switch (e.kind) {
-        case EventKind::Lost: lines_.clear(); return;
+        case EventKind::Lost:
+            lines_.clear();
+            watching_ = 0;
+            return;
         case EventKind::SetIrq:  // kvm_set_irq: a GSI's line; in-kernel, GSI n < 24 is IOAPIC pin n
             if (e.get(slot::setirq_level) == 0) lowered(e.vm, pin_vector(c, e.vm, e.get(slot::setirq_gsi)));
             return;
@@ -35,15 +38,15 @@ public:
             if (e.get(slot::ioapic_masked) == 1) lowered(e.vm, static_cast<int>(e.get(slot::ioapic_vec).value_or(-1)));
             return;
         case EventKind::Entry:  // the EOI-ing vCPU runs again: what its EOI could re-deliver at once is over
-            if (fx.vcpu != kNoVcpu)
+            if (watching_ > 0 && fx.vcpu != kNoVcpu)
                 for (auto& [key, l] : lines_)
-                    if (l.watcher == fx.vcpu) l.watcher = kNoVcpu;
+                    if (l.watcher == fx.vcpu) watch(l, kNoVcpu);
             return;
         case EventKind::Eoi: {
             if (fx.vcpu == kNoVcpu || fx.outcome != Outcome::Eoi) return;
             auto it = lines_.find({e.vm.value(), fx.vector});
             if (it == lines_.end() || !it->second.asserted) return;  // not a level vector, or its line went low
-            it->second.watcher = fx.vcpu;
+            watch(it->second, fx.vcpu);
             it->second.eoi_record = e.record;
             return;
         }
@@ -59,7 +62,7 @@ public:
             l.first_accept = e.record;
         }
         l.asserted = true;
-        l.watcher = kNoVcpu;
+        watch(l, kNoVcpu);
         if (l.cycles != c.options.level_storm) return;
         const VcpuSlot d = fx.vcpu;
         report(c, e, c.model.vcpu(d), "the device serviced (its line de-asserted) or the pin masked before the EOI",
@@ -78,7 +81,7 @@ private:
         auto it = lines_.find({vm.value(), vector});
         if (it == lines_.end()) return;
         it->second.asserted = false;
-        it->second.watcher = kNoVcpu;
+        watch(it->second, kNoVcpu);
         it->second.cycles = 0;
     }
     struct Line {
@@ -87,7 +90,12 @@ private:
         int cycles = 0;                 // re-deliveries at once in a row
         std::uint64_t eoi_record = 0, first_eoi = 0, first_accept = 0;
     };
+    void watch(Line& l, VcpuSlot v) {
+        watching_ += (v != kNoVcpu) - (l.watcher != kNoVcpu);
+        l.watcher = v;
+    }
     std::map<std::pair<std::int32_t, int>, Line> lines_;  // (VM, vector) of level accepts
+    int watching_ = 0;  // lines with a watcher: entries need not look otherwise
 };
 
 }  // namespace

@@ -37,7 +37,8 @@ public:
             for (auto& s : state_) s = {};
             return;
         }
-        if (fx.vcpu == kNoVcpu) return;
+        if (fx.vcpu == kNoVcpu || (!nested_ && e.kind != EventKind::NestedVmenter)) return;  // most traces run no L2
+        nested_ = true;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
         switch (e.kind) {
         case EventKind::NestedVmenter: {
@@ -127,6 +128,7 @@ private:
                hex(s.event_inj) + ")";
     }
     std::vector<State> state_;
+    bool nested_ = false;  // a nested entry was seen
 };
 
 }  // namespace
