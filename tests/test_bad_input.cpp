@@ -2,11 +2,13 @@
 // through the CLI a one-line message with exit code 2.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "helpers.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
+#include "irqflow/capture/serial.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;
@@ -137,4 +139,48 @@ TEST_CASE("checking the headers first finds what loading would, and loading afte
     checked.headers_checked = true;
     CHECK(load_trace(sample("pveoi-on.dat"), checked).events.size() == load_trace(sample("pveoi-on.dat")).events.size());
     CHECK_THROWS_AS(check_trace_headers(scratch("does-not-exist.dat").string()), InputError);
+}
+
+TEST_CASE("numbers out of range in text are errors or absent values, never overflow", "[badinput][text]") {
+    // seconds whose nanoseconds do not fit in 64 bits: a malformed header, with its line
+    auto ts = scratch("ts-overflow.txt");
+    write_file(ts, " qemu-kvm-1  [000]   99999999999999.000001: kvm_entry: vcpu 0, rip 0x10\n");
+    try {
+        load_trace(ts.string());
+        FAIL("no error");
+    } catch (const InputError& e) {
+        CHECK(e.position().at == 1);
+    }
+    // a field at INT64_MIN parses; one below it does not (the event is kept raw, with a warning)
+    auto neg = scratch("int64-min.txt");
+    write_file(neg, " qemu-kvm-1  [000]   1.000001: kvm_eoi: apicid 0 vector -9223372036854775808\n"
+                    " qemu-kvm-1  [000]   1.000002: kvm_eoi: apicid 0 vector -9223372036854775809\n");
+    const Trace t = load_trace(neg.string());
+    REQUIRE(t.events.size() == 2);
+    CHECK(t.events[0].get(slot::eoi_vector) == INT64_MIN);
+    CHECK(t.events[1].kind == EventKind::Other);
+    CHECK(std::count_if(t.meta.warnings.begin(), t.meta.warnings.end(),
+                        [](const std::string& w) { return w.find("1 kvm events in an unknown print format") == 0; }) == 1);
+}
+
+TEST_CASE("a text cut right after a timestamp says so instead of dropping the record silently", "[badinput][text]") {
+    auto cut = scratch("cut.txt");
+    write_file(cut, " qemu-kvm-1  [000]   1.000001: kvm_entry: vcpu 0, rip 0x10\n qemu-kvm-1  [000]   1.000002:");
+    const Trace t = load_trace(cut.string());
+    CHECK(t.records() == 1);
+    REQUIRE(t.meta.warnings.size() == 1);
+    CHECK(t.meta.warnings[0].find("ends mid-record: line 2") != std::string::npos);
+    auto r = run(cli() + " check '" + cut.string() + "'");
+    CHECK(r.out.find("warning: the text ends mid-record") != std::string::npos);
+}
+
+TEST_CASE("a serial log's odd printk stamps are plain lines, not a crash", "[badinput][serial]") {
+    auto log = scratch("odd-printk.log");
+    write_file(log, "[.] a\n[1.] b\n[.5] c\n[1.2.3] d\n[99999999999.000000] e\n[    3.505352] f\n");
+    auto r = run(cli() + " events --kind serial --serial '" + log.string() + "' '" + sample("pit.dat") + "'");
+    CHECK(r.status == 0);
+    const SerialLog s = read_serial_log(log.string());
+    REQUIRE(s.lines.size() == 6);
+    for (int i = 0; i < 5; ++i) CHECK_FALSE(s.lines[static_cast<std::size_t>(i)].printk_s);
+    CHECK(s.lines[5].printk_s == Approx(3.505352));
 }

@@ -116,8 +116,10 @@ bool number(std::string_view s, std::size_t& pos, int base, bool allow_sign, std
     std::uint64_t v = 0;
     auto r = std::from_chars(s.data() + p, s.data() + s.size(), v, base);
     if (r.ec != std::errc() || r.ptr == s.data() + p) return false;
+    if (neg && v > static_cast<std::uint64_t>(INT64_MAX) + 1) return false;  // below INT64_MIN
     pos = static_cast<std::size_t>(r.ptr - s.data());
-    out = neg ? -static_cast<std::int64_t>(v) : static_cast<std::int64_t>(v);
+    // unsigned values above INT64_MAX (kernel addresses) keep their bit pattern
+    out = neg ? static_cast<std::int64_t>(0 - v) : static_cast<std::int64_t>(v);
     return true;
 }
 

@@ -1,6 +1,7 @@
 #include "irqflow/capture/serial.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -47,6 +48,8 @@ std::string clean_text(std::string_view s) {
     return out;
 }
 
+constexpr double kMaxPrintkSeconds = 1e9;
+
 // "[    3.505352] rest" → 3.505352
 std::optional<double> printk_time(std::string_view s) {
     if (s.size() < 3 || s[0] != '[') return std::nullopt;
@@ -54,10 +57,16 @@ std::optional<double> printk_time(std::string_view s) {
     if (close == std::string_view::npos || close > 20) return std::nullopt;
     std::string num(s.substr(1, close - 1));
     num.erase(0, num.find_first_not_of(' '));
-    if (num.empty() || num.find('.') == std::string::npos) return std::nullopt;
+    // digits, one dot, digits; and an uptime a kernel can have (below 10^9 s), so
+    // host-time arithmetic on it cannot overflow
+    const std::size_t dot = num.find('.');
+    if (dot == 0 || dot == std::string::npos || dot + 1 == num.size() || num.find('.', dot + 1) != std::string::npos) return std::nullopt;
     for (char c : num)
         if (!(c == '.' || (c >= '0' && c <= '9'))) return std::nullopt;
-    return std::stod(num);
+    double v = 0;
+    const auto r = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (r.ec != std::errc() || r.ptr != num.data() + num.size() || v >= kMaxPrintkSeconds) return std::nullopt;
+    return v;
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ std::optional<std::int64_t> parse_ts(std::string_view s) {
     std::int64_t sec = 0;
     auto r = std::from_chars(s.data(), s.data() + dot, sec);
     if (r.ec != std::errc() || r.ptr != s.data() + dot) return std::nullopt;
+    if (sec < 0 || sec > INT64_MAX / 1000000000 - 1) return std::nullopt;  // ns since boot must fit in 64 bits
     std::string_view frac = s.substr(dot + 1);
     if (frac.empty() || frac.size() > 9) return std::nullopt;
     std::int64_t f = 0;
@@ -294,6 +295,9 @@ public:
     }
 
     void end() {
+        if (awaiting_body_)
+            t_.meta.warnings.push_back("the text ends mid-record: line " + std::to_string(header_line_) +
+                                       " has a timestamp but no event after it (ignored)");
         finish();
         if (events_ == 0) throw InputError(path_, {}, "no trace events found in this text");
     }
