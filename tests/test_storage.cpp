@@ -346,3 +346,21 @@ TEST_CASE("a corrupt database is refused with its file name, by the CLI and the 
         CHECK(r.out.find(path.string()) != std::string::npos);
     }
 }
+
+TEST_CASE("a stored event count far beyond what the file holds does not size the load", "[storage][bad-input]") {
+    auto path = fresh_db("huge-count.db");
+    {
+        Database d(path.string(), Database::Mode::ReadWrite);
+        const Trace t = load_trace(sample("pit.dat"));
+        d.import_session("pit", t, storage::sha256("pit"), replay::replay(t), nullptr);
+    }
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(path.string().c_str(), &db) == SQLITE_OK);
+        REQUIRE(sqlite3_exec(db, "UPDATE sessions SET event_count = 1000000000000000", nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    Database d(path.string(), Database::Mode::ReadOnly);
+    const auto back = d.load_session("pit");
+    CHECK(back.trace.records() == load_trace(sample("pit.dat")).records());
+}

@@ -1,11 +1,15 @@
 // A stored session read back into the capture layer's Trace, so the replay (and the
 // GUI) run on a database exactly as on the trace file it came from.
+#include <algorithm>
+
 #include "irqflow/capture/drop_windows.hpp"
 #include "irqflow/storage/database.hpp"
 #include "sqlite_util.hpp"
 
 namespace irqflow::storage {
 namespace {
+
+constexpr std::uint64_t kMinRowBytes = 16;  // an event_rows row: rowid, ts, cpu, tid, name id, record header
 
 SerialAlignment alignment_from(const std::string& s) {
     for (auto a : {SerialAlignment::Pio, SerialAlignment::PrintkOffset, SerialAlignment::Neighbour, SerialAlignment::None})
@@ -62,7 +66,15 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
     for (std::size_t i = 0; i < t.name_count(); ++i)
         kind_of[i] = kind_by_name(t.name(static_cast<std::uint16_t>(i))).value_or(EventKind::Other);
     ImportProgress p{0, static_cast<std::uint64_t>(std::max<std::int64_t>(out.info.events, 0))};
-    t.events.reserve(p.total);
+    // The stored count is a hint, not a size to trust: a damaged or hand-edited row must
+    // not make the loader allocate more than the file could hold (each stored event row
+    // takes well over kMinRowBytes in the file).
+    std::uint64_t file_bytes = 0;
+    {
+        Stmt fb(db_, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
+        if (fb.row()) file_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(fb.i64(0), 0));
+    }
+    t.events.reserve(std::min<std::uint64_t>(p.total, file_bytes / kMinRowBytes));
     Stmt rows(db_, "SELECT rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7 FROM event_rows "
                    "WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid");
     rows.bind(1, id << 40).bind(2, (id + 1) << 40);
