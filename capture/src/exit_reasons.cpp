@@ -65,10 +65,14 @@ constexpr Name kSvmPlugin[] = {
 };
 #undef IRQFLOW_SVM
 
-// Exception exits: the plugin prints EXIT_EXCP_<mnemonic>, the kernel "<mnemonic> excp".
-constexpr Name kExceptions[] = {{0, "DE"}, {1, "DB"}, {3, "BP"}, {4, "OF"}, {5, "BR"}, {6, "UD"}, {7, "NM"},
-                                {8, "DF"}, {10, "TS"}, {11, "NP"}, {12, "SS"}, {13, "GP"}, {14, "PF"},
-                                {16, "MF"}, {17, "AC"}, {18, "MC"}, {19, "XF"}};
+// x86 exception mnemonics, as the kernel's kvm_inj_exception prints them.
+constexpr std::string_view kExceptionMnemonics[32] = {"DE", "DB", "",   "BP", "OF", "BR", "UD", "NM", "DF", "",   "TS",
+                                                      "NP", "SS", "GP", "PF", "",   "MF", "AC", "MC", "XM", "VE", "CP",
+                                                      "",   "",   "",   "",   "",   "",   "HV", "VC", "SX", ""};
+// SVM's exception exits (vectors 0-19): the plugin prints EXIT_EXCP_<name>, the kernel
+// "<name> excp"; their table spells 19 "XF".
+constexpr int kLastSvmExceptionExit = 19;
+std::string_view svm_exception_exit_name(int vector) { return vector == 19 ? "XF" : kExceptionMnemonics[vector]; }
 
 struct Entry {
     std::string name;
@@ -83,9 +87,11 @@ const std::vector<Entry>& table() {
         v.push_back({"PENDING_INTERRUPT", EXIT_REASON_INTERRUPT_WINDOW, kIsaVmx});  // name before Linux 5.x
         for (auto n : kSvmKernel) v.push_back({n.name, n.code, kIsaSvm});
         for (auto n : kSvmPlugin) v.push_back({n.name, n.code, kIsaSvm});
-        for (auto n : kExceptions) {
-            v.push_back({std::string("EXIT_EXCP_") + n.name, SVM_EXIT_EXCP_BASE + n.code, kIsaSvm});
-            v.push_back({std::string(n.name) + " excp", SVM_EXIT_EXCP_BASE + n.code, kIsaSvm});
+        for (int x = 0; x <= kLastSvmExceptionExit; ++x) {
+            const std::string name(svm_exception_exit_name(x));
+            if (name.empty()) continue;
+            v.push_back({"EXIT_EXCP_" + name, SVM_EXIT_EXCP_BASE + x, kIsaSvm});
+            v.push_back({name + " excp", SVM_EXIT_EXCP_BASE + x, kIsaSvm});
         }
         return v;
     }();
@@ -95,6 +101,10 @@ const std::vector<Entry>& table() {
 bool ident_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; }
 
 }  // namespace
+
+std::string_view exception_mnemonic(int vector) {
+    return vector >= 0 && vector < static_cast<int>(std::size(kExceptionMnemonics)) ? kExceptionMnemonics[vector] : std::string_view();
+}
 
 std::optional<ExitReasonMatch> match_exit_reason(std::string_view text) {
     std::optional<ExitReasonMatch> best;

@@ -12,7 +12,7 @@ namespace irqflow {
 namespace {
 
 struct Sym {
-    const char* name;
+    std::string name;
     std::int64_t value;
 };
 struct SymTable {
@@ -36,9 +36,12 @@ const std::vector<SymTable>& symbol_tables() {
         {"fastslow", {{"slow", 0}, {"fast", 1}}},
         {"mmiotype", {{"unsatisfied-read", 0}, {"read", 1}, {"write", 2}}},
         {"earlylate", {{"early", 0}, {"late", 1}}},
-        {"excp", {{"#DE", 0}, {"#DB", 1}, {"#BP", 3}, {"#OF", 4}, {"#BR", 5}, {"#UD", 6}, {"#NM", 7}, {"#DF", 8}, {"#TS", 10},
-                  {"#NP", 11}, {"#SS", 12}, {"#GP", 13}, {"#PF", 14}, {"#MF", 16}, {"#AC", 17}, {"#MC", 18}, {"#XM", 19},
-                  {"#VE", 20}, {"#CP", 21}, {"#HV", 28}, {"#VC", 29}, {"#SX", 30}}},
+        {"excp", [] {  // "#GP" → 13
+             std::vector<Sym> v;
+             for (int x = 0; x < 32; ++x)
+                 if (!exception_mnemonic(x).empty()) v.push_back({"#" + std::string(exception_mnemonic(x)), x});
+             return v;
+         }()},
         {"apicreg", {{"APIC_ID", 0x20}, {"APIC_LVR", 0x30}, {"APIC_TASKPRI", 0x80}, {"APIC_ARBPRI", 0x90},
                      {"APIC_PROCPRI", 0xA0}, {"APIC_EOI", 0xB0}, {"APIC_RRR", 0xC0}, {"APIC_LDR", 0xD0},
                      {"APIC_DFR", 0xE0}, {"APIC_SPIV", 0xF0}, {"APIC_ISR", 0x100}, {"APIC_TMR", 0x180},
@@ -179,12 +182,12 @@ bool match(const Pattern& p, std::string_view s, Event& out) {
         } else if (t.table) {
             const Sym* best = nullptr;
             for (const auto& sym : t.table->syms) {
-                std::size_t n = std::strlen(sym.name);
-                if (s.substr(pos, n) == sym.name && (!best || n > std::strlen(best->name))) best = &sym;
+                const std::size_t n = sym.name.size();
+                if (s.substr(pos, n) == sym.name && (!best || n > best->name.size())) best = &sym;
             }
             if (best) {
                 v = best->value;
-                pos += std::strlen(best->name);
+                pos += best->name.size();
             } else if (!number(s, pos, 16, false, v)) {  // __print_symbolic prints unknown values in hex
                 return false;
             }

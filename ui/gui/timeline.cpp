@@ -70,7 +70,8 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         const int l = lane(e.vm, e.vcpu);
         if (l >= 0 && e.kind == EventKind::NestedVmenter) {  // L1 → L2 injections
             const auto inj = e.get(slot::nvmenter_event_inj).value_or(0);
-            if ((inj >> 31) & 1) tl.lanes[static_cast<std::size_t>(l)].markers.push_back({Marker::NestedInjection, e.ts.value(), static_cast<int>(inj & 0xff)});
+            if (event_word::valid(inj))
+                tl.lanes[static_cast<std::size_t>(l)].markers.push_back({Marker::NestedInjection, e.ts.value(), event_word::vector(inj)});
         }
         if (l < 0 || (e.kind != EventKind::Entry && e.kind != EventKind::Exit)) continue;
         auto& L = tl.lanes[static_cast<std::size_t>(l)];

@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "irqflow/capture/exit_reasons.hpp"
+
 namespace irqflow::replay::apic {
 
 // xAPIC register offsets in the 4 KiB MMIO page: kvm_apic's `reg`, kvm_mmio's gpa & 0xff0.
@@ -46,19 +48,12 @@ constexpr bool x2apic_logical_match(std::uint32_t dest, std::uint32_t apic_id) {
     return x2apic_cluster_of(apic_id) == (dest >> 16) && (((dest & 0xffff) >> (apic_id & 0xf)) & 1);
 }
 
-// SVM exit_int_info (VMX: IDT-vectoring info): valid in bit 31, type in 10:8 (0 =
-// external interrupt, 3 = exception), vector in 7:0. The vector whose delivery the exit
-// cut short, or -1. kvm_exit's intr_info is exit_int_info on SVM only: on VMX it is the
-// exit's own interruption info (the host interrupt or the guest exception that caused
-// the exit), and the IDT-vectoring info is not traced — see vectoring_info().
-inline constexpr int kEventTypeExternal = 0, kEventTypeException = 3;  // the type field's values used here
+// The vector of type `type` whose delivery an exit cut short, from its vectoring info
+// (an event word: capture's vectoring_info() says when the trace carries it), or -1.
 constexpr int interrupted_event(std::int64_t info, int type) {
-    return ((info >> 31) & 1) && ((info >> 8) & 7) == type ? static_cast<int>(info & 0xff) : -1;
+    return event_word::valid(info) && event_word::type(info) == type ? event_word::vector(info) : -1;
 }
-constexpr int interrupted_delivery(std::int64_t info) { return interrupted_event(info, kEventTypeExternal); }
-// The same word is L1's event_inj on a nested VM entry (VMCB EVENTINJ / VMCS VM-entry
-// interruption info): the event L1 injects into L2, or -1.
-constexpr bool event_valid(std::int64_t info) { return (info >> 31) & 1; }
+constexpr int interrupted_delivery(std::int64_t info) { return interrupted_event(info, event_word::kExternalInterrupt); }
 
 }  // namespace irqflow::replay::apic
 

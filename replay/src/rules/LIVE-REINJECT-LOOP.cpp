@@ -42,7 +42,7 @@ public:
         case EventKind::InjException: {
             const auto ex = e.get(slot::excp_vector);
             if (!ex || *ex < 0 || *ex >= kExceptions) return;
-            const int failed = apic::interrupted_event(s.exit.intr_info.value_or(0), apic::kEventTypeException);
+            const int failed = apic::interrupted_event(s.exit.intr_info.value_or(0), event_word::kException);
             delivery(s, kExceptionKey + static_cast<int>(*ex), e.get(slot::excp_reinjected) == 1, failed == *ex, e, fx, c);
             return;
         }
@@ -56,11 +56,9 @@ private:
     // Loop keys: interrupt vectors, then exceptions.
     static constexpr int kExceptions = 32, kExceptionKey = 256;
     static std::string key_text(int key) {
-        static constexpr const char* kNames[kExceptions] = {"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "exception 9", "#TS",
-                                                            "#NP", "#SS", "#GP", "#PF", "exception 15", "#MF", "#AC", "#MC", "#XM", "#VE",
-                                                            "#CP", "exception 22", "exception 23", "exception 24", "exception 25",
-                                                            "exception 26", "exception 27", "#HV", "#VC", "#SX", "exception 31"};
-        return key >= kExceptionKey ? kNames[key - kExceptionKey] : vec_str(key);
+        if (key < kExceptionKey) return vec_str(key);
+        const auto m = exception_mnemonic(key - kExceptionKey);
+        return m.empty() ? "exception " + std::to_string(key - kExceptionKey) : "#" + std::string(m);
     }
     struct State;
     // An injection of `key`: a new delivery ends the loop; a re-injection after an entry

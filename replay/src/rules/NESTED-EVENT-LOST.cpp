@@ -44,7 +44,7 @@ public:
         case EventKind::NestedVmenter: {
             const auto inj = e.get(slot::nvmenter_event_inj);
             s = {};
-            if (inj && apic::event_valid(*inj)) s = {Phase::Injected, *inj, e.record};
+            if (inj && event_word::valid(*inj)) s = {Phase::Injected, *inj, e.record};
             return;
         }
         case EventKind::Entry:
@@ -109,10 +109,11 @@ private:
         std::int64_t cut_info = 0;
     };
     static bool carries(const State& s, std::int64_t info) {
-        return apic::event_valid(info) && (info & 0x7ff) == (s.event_inj & 0x7ff);  // same type and vector
+        return event_word::valid(info) && event_word::type(info) == event_word::type(s.event_inj) &&
+               event_word::vector(info) == event_word::vector(s.event_inj);
     }
     static bool reinjects(const Event& e, const State& s) {
-        const int vector = static_cast<int>(s.event_inj & 0xff);
+        const int vector = event_word::vector(s.event_inj);
         if (e.kind == EventKind::InjVirq) return e.get(slot::inj_vector) == vector;
         return e.get(slot::excp_vector) == vector;
     }
@@ -124,7 +125,7 @@ private:
     static std::string event_text(const State& s) {
         static constexpr const char* kTypes[8] = {"interrupt", "type 1", "NMI", "exception", "software interrupt", "type 5",
                                                   "software exception", "type 7"};
-        return std::string(kTypes[(s.event_inj >> 8) & 7]) + " " + vec_str(static_cast<int>(s.event_inj & 0xff)) + " (event_inj " +
+        return std::string(kTypes[event_word::type(s.event_inj)]) + " " + vec_str(event_word::vector(s.event_inj)) + " (event_inj " +
                hex(s.event_inj) + ")";
     }
     std::vector<State> state_;

@@ -40,6 +40,20 @@ inline std::optional<std::int64_t> vectoring_info(const Event& exit) {
     return exit.get(slot::exit_intr_info);
 }
 
+// An event word — vectoring info, exit_int_info, a nested entry's event_inj — laid out
+// alike by SVM and VMX: valid in bit 31, type in 10:8, vector in 7:0.
+namespace event_word {
+inline constexpr int kExternalInterrupt = 0, kException = 3;  // the types irqflow looks at
+constexpr bool valid(std::int64_t w) { return (w >> 31) & 1; }
+constexpr int type(std::int64_t w) { return static_cast<int>((w >> 8) & 7); }
+constexpr int vector(std::int64_t w) { return static_cast<int>(w & 0xff); }
+}  // namespace event_word
+
+// The mnemonic of an x86 exception vector as kvm_inj_exception prints it after its "#"
+// ("GP" for 13), or "" for a vector without one. (SVM's exception-exit names spell 19
+// "XF".)
+std::string_view exception_mnemonic(int vector);
+
 // What an exit means for interrupt delivery, the same for SVM and VMX codes.
 enum class ExitClass : std::uint8_t {
     Other,
