@@ -5,6 +5,13 @@
 #include <algorithm>
 #include <random>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+
+#include "child_wait.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -183,4 +190,47 @@ TEST_CASE("a serial log's odd printk stamps are plain lines, not a crash", "[bad
     REQUIRE(s.lines.size() == 6);
     for (int i = 0; i < 5; ++i) CHECK_FALSE(s.lines[static_cast<std::size_t>(i)].printk_s);
     CHECK(s.lines[5].printk_s == Approx(3.505352));
+}
+
+TEST_CASE("a latency-format trace.dat is refused with a reason, not read by libtracecmd's iterator", "[badinput][dat]") {
+    // What trace-cmd writes for a latency tracer: the v6 headers, then "latency  " and
+    // the tracer's printed text instead of the flyrecord section.
+    const std::string v6 = read_file(sample("pveoi-on-midflight-v6.dat"));
+    const std::size_t fly = v6.find(std::string("flyrecord\0", 10));
+    REQUIRE(fly != std::string::npos);
+    auto lat = scratch("latency.dat");
+    write_file(lat, v6.substr(0, fly) + std::string("latency  \0", 10) +
+                        "# tracer: irqsoff\n  qemu-system-x86-1234  0d..1    0us : kvm_entry: vcpu 0, rip 0x10\n");
+    REQUIRE(run("trace-cmd report '" + lat.string() + "' >/dev/null 2>&1").status == 0);  // a file trace-cmd reads
+    InputPosition pos;
+    CHECK(load_error(lat.string(), &pos).find("latency-format trace.dat") != std::string::npos);
+    CHECK(pos.at == fly);
+    for (const char* cmd : {"check", "stats", "predict"}) {
+        auto r = run(cli() + " " + cmd + " '" + lat.string() + "'", true);
+        CHECK(r.status == 2);
+        CHECK(r.out.find("latency-format") != std::string::npos);
+    }
+}
+
+TEST_CASE("a helper child that never finishes is killed at its deadline, one that ends is reaped", "[badinput][dat]") {
+    using namespace std::chrono;
+    const pid_t stuck = fork();
+    REQUIRE(stuck >= 0);
+    if (stuck == 0) {
+        for (;;) pause();  // what a deadlocked header parse looks like from outside
+    }
+    const auto t0 = steady_clock::now();
+    const ChildResult r = wait_child(stuck, milliseconds(200));
+    CHECK(r.timed_out);
+    CHECK(WIFSIGNALED(r.status));
+    CHECK(steady_clock::now() - t0 < seconds(5));
+    CHECK(kill(stuck, 0) != 0);  // reaped: no such process any more
+
+    const pid_t quick = fork();
+    REQUIRE(quick >= 0);
+    if (quick == 0) _exit(3);
+    const ChildResult q = wait_child(quick, seconds(30));
+    CHECK_FALSE(q.timed_out);
+    CHECK(WIFEXITED(q.status));
+    CHECK(WEXITSTATUS(q.status) == 3);
 }

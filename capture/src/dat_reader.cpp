@@ -7,13 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <future>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include "child_wait.hpp"
 #include "dat_pages.hpp"
 #include "dat_validate.hpp"
 #include "irqflow/capture/error.hpp"
@@ -26,6 +27,7 @@ namespace {
 
 // Plugins only change how events print; we decode fields, so skip loading them.
 constexpr int kOpenFlags = 3;  // TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS
+constexpr std::chrono::milliseconds kProbeLimit{30000};
 
 struct HandleCloser {
     void operator()(tracecmd_input* h) const { tracecmd_close(h); }
@@ -54,7 +56,9 @@ tracecmd_input* open_for(const std::string& path, const DatLayout& layout) {
 // makes tracecmd_open_fd crash in its own cleanup). Open the file once in a child
 // process first, so such a file is an error message instead of a dead process.
 // The child is forked before this process starts any thread (a fork while another
-// thread holds an allocator lock can deadlock the child), and always reaped.
+// thread holds an allocator lock can deadlock the child), and always reaped; one that
+// does not finish within kProbeLimit (a header parse takes milliseconds; a loop in
+// libtracecmd on a crafted file would take forever) is killed.
 class HeaderProbe {
 public:
     HeaderProbe(const std::string& path, const DatLayout& layout, bool enabled = true) : path_(path), layout_(layout) {
@@ -86,6 +90,9 @@ public:
         const int st = wait();
         if (st < 0) return;  // could not fork: go ahead unprotected
         const std::string where = "headers (bytes 0-" + std::to_string(layout_.data_offset) + ")";
+        if (timed_out_)
+            throw InputError(path_, {}, "libtracecmd did not finish parsing the " + where + " within " +
+                                            std::to_string(kProbeLimit.count() / 1000) + " s (stopped it)");
         if (WIFSIGNALED(st)) throw InputError(path_, {}, "corrupt " + where + ": libtracecmd crashed while parsing them");
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) throw InputError(path_, {}, "libtracecmd cannot parse the " + where);
     }
@@ -93,17 +100,18 @@ public:
 private:
     int wait() {
         if (pid_ <= 0) return status_;
-        int st = 0;
-        while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {}
+        const ChildResult r = wait_child(pid_, kProbeLimit);
         pid_ = 0;
-        status_ = st;
-        return st;
+        timed_out_ = r.timed_out;
+        status_ = r.status;
+        return r.status;
     }
 
     const std::string& path_;
     const DatLayout& layout_;
     pid_t pid_ = -1;
     int status_ = -1;
+    bool timed_out_ = false;
 };
 
 // Numbers the records of a decoded, time-ordered batch and hands it to the trace.
@@ -179,10 +187,22 @@ void read_with_libtracecmd(const std::string& path, tracecmd_input* top, const R
     adopt(b, t);
 }
 
+// A latency tracer's file (trace-cmd record -p irqsoff / wakeup…) stores the tracer's
+// printed text, with times relative to the start of the worst section, instead of
+// event records. libtracecmd's record iterator crashes on it, and there are no KVM
+// records to replay in it anyway.
+void refuse_latency(const std::string& path, const DatLayout& layout) {
+    if (!layout.latency) return;
+    throw InputError(path, {InputPosition::Unit::Byte, layout.latency_offset},
+                     "latency-format trace.dat (written for a latency tracer such as irqsoff): it holds the tracer's "
+                     "printed text, not event records; record KVM events with `irqflow record` or `trace-cmd record -e kvm`");
+}
+
 }  // namespace
 
 void probe_dat_headers(const std::string& path) {
     const DatLayout layout = validate_dat(path);
+    refuse_latency(path, layout);
     HeaderProbe probe(path, layout);
     probe.require_ok();
 }
@@ -191,6 +211,7 @@ Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
+    refuse_latency(path, layout);
     HeaderProbe probe(path, layout, !options.headers_checked);  // forked before this reader starts threads
 
     // Compressed streams are inflated on their own threads (one per CPU): that needs

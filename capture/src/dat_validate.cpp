@@ -146,6 +146,7 @@ void walk_v6(Cursor& c, DatLayout& l) {
     }
     if (c.peek_equals("latency  ", 10)) {  // latency traces: plain text follows
         l.latency = true;
+        l.latency_offset = c.pos();
         return;
     }
     c.expect("flyrecord", 10, "\"flyrecord\" section");
@@ -221,6 +222,9 @@ void walk_v7(Cursor& c, DatLayout& l) {
                 c.seek(resume, "option");
             } else if (id == 7 || id == 12 || id == 14) {
                 l.adjusts_timestamps = true;
+            } else if (id == 22 && !l.latency) {  // BUFFER_TEXT: a latency section
+                l.latency = true;
+                l.latency_offset = c.uint(8, "latency section offset");
             } else if (id >= 16 && id <= 21 && osize == 8) {  // offsets of header/format sections
                 const auto resume = c.pos();
                 section(c.uint(8, "section offset"), "header section");

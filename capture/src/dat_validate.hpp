@@ -26,6 +26,7 @@ struct DatLayout {
     // such files are read through libtracecmd so times stay identical to its own.
     bool adjusts_timestamps = false;
     bool latency = false;       // latency-format text instead of ring-buffer pages
+    std::uint64_t latency_offset = 0;  // where that text (v6) or its section (v7) starts
     std::uint64_t page_size = 4096;
     bool compressed = false;
     std::string compression;          // e.g. "zstd"
