@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <csignal>
 
 #include "child_wait.hpp"
+#include "dat_validate.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -233,4 +235,28 @@ TEST_CASE("a helper child that never finishes is killed at its deadline, one tha
     CHECK_FALSE(q.timed_out);
     CHECK(WIFEXITED(q.status));
     CHECK(WEXITSTATUS(q.status) == 3);
+}
+
+TEST_CASE("a compressed chunk's sizes are checked against the file before anything is allocated for them", "[badinput][dat]") {
+    const std::string v7 = read_file(sample("pveoi-on.dat"));  // zstd
+    const DatLayout layout = validate_dat(sample("pveoi-on.dat"));
+    REQUIRE(layout.compressed);
+    const auto d = std::find_if(layout.cpu_data.begin(), layout.cpu_data.end(), [](const CpuData& c) { return c.size > 16; });
+    REQUIRE(d != layout.cpu_data.end());
+    auto patch = [&](std::size_t at, std::uint32_t v) {
+        std::string b = v7;
+        std::memcpy(b.data() + at, &v, 4);
+        return b;
+    };
+    auto p = scratch("chunk-size.dat");
+    // compressed size of the first chunk: 4 GB claimed in a file of a few hundred KB
+    write_file(p, patch(d->offset + 4, 0xfffffff0u));
+    InputPosition pos;
+    CHECK(load_error(p.string(), &pos).find("runs past its CPU data region") != std::string::npos);
+    CHECK(pos.at == d->offset + 4);
+    // uncompressed size that disagrees with what the zstd frame says it holds
+    std::uint32_t usize = 0;
+    std::memcpy(&usize, v7.data() + d->offset + 8, 4);
+    write_file(p, patch(d->offset + 8, usize / 2));
+    CHECK(load_error(p.string()).find("compressed chunk") != std::string::npos);
 }

@@ -33,7 +33,7 @@ private:
 
 void read_exact(const std::string& path, int fd, void* dst, std::uint64_t n, std::uint64_t at, std::uint64_t end,
                 const char* what) {
-    if (at + n > end) fail_at(path, at, std::string(what) + " runs past its CPU data region");
+    if (at > end || n > end - at) fail_at(path, at, std::string(what) + " runs past its CPU data region");
     auto got = ::pread(fd, dst, n, static_cast<off_t>(at));
     if (got < 0 || static_cast<std::uint64_t>(got) != n) fail_at(path, at, std::string("cannot read ") + what);
 }
@@ -205,9 +205,15 @@ Inflated inflate_cpu(const std::string& path, const DatLayout& layout, std::size
             (out.chunk_size && usize > out.chunk_size))
             fail_at(path, at, "implausible chunk size " + std::to_string(usize));
         if (!out.chunk_size) out.chunk_size = usize;
+        // Sizes come from the file: bound both before allocating anything for them.
+        if (csize > end - pos) fail_at(path, at, "compressed chunk of " + std::to_string(csize) + " bytes runs past its CPU data region");
         packed.resize(csize);
         read_exact(path, fd.get(), packed.data(), csize, pos, end, "compressed chunk");
         pos += csize;
+        const unsigned long long framed = ZSTD_getFrameContentSize(packed.data(), csize);
+        if (framed == ZSTD_CONTENTSIZE_ERROR) fail_at(path, at, "corrupt compressed chunk: not a zstd frame");
+        if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != usize)
+            fail_at(path, at, "corrupt compressed chunk: it holds " + std::to_string(framed) + " bytes, not " + std::to_string(usize));
         const std::size_t base = out.bytes.size();
         out.bytes.resize(base + usize);
         const std::size_t r = ZSTD_decompress(out.bytes.data() + base, usize, packed.data(), csize);
