@@ -107,17 +107,20 @@ void attribute(Trace& trace) {
         trace.vms.push_back(vm);
     }
 
-    // 3. Other threads join the nearest VM.
+    // 3. Other threads join the VM of the vCPU thread nearest in tid: a binary search
+    // in the vCPU threads sorted by tid (a scan of all vCPUs per thread was quadratic).
+    std::vector<std::pair<std::int32_t, VmId>> by_tid;
+    for (const auto& vm : trace.vms)
+        for (const auto& v : vm.vcpus) by_tid.emplace_back(v.tid.value(), vm.id);
+    std::sort(by_tid.begin(), by_tid.end());
     auto nearest_vm = [&](std::int32_t tid) -> VmId {
-        VmId best = kUnknownVm;
-        std::int64_t best_d = INT64_MAX;
-        for (const auto& vm : trace.vms) {
-            for (const auto& v : vm.vcpus) {
-                std::int64_t d = std::abs(static_cast<std::int64_t>(v.tid.value()) - tid);
-                if (d < best_d) { best_d = d; best = vm.id; }
-            }
-        }
-        return best;
+        if (by_tid.empty()) return kUnknownVm;
+        auto it = std::lower_bound(by_tid.begin(), by_tid.end(), std::pair{tid, VmId(INT32_MIN)});
+        if (it == by_tid.end()) return std::prev(it)->second;
+        if (it == by_tid.begin()) return it->second;
+        const auto below = std::prev(it);
+        // ties go to the lower tid, as the scan in vCPU order did for equal distances
+        return std::int64_t{it->first} - tid < std::int64_t{tid} - below->first ? it->second : below->second;
     };
     // Only threads doing KVM work belong to a VM (not every process traced alongside).
     std::vector<bool> kvm_name(trace.name_count());
@@ -134,25 +137,29 @@ void attribute(Trace& trace) {
     }
 
     // 4. APIC ids learnt from EOIs, which always run on the vCPU's own thread.
+    std::map<std::pair<std::int32_t, std::int32_t>, VcpuInfo*> vcpu_info;  // (vm, vcpu)
+    for (auto& vm : trace.vms)
+        for (auto& v : vm.vcpus) vcpu_info.emplace(std::pair{vm.id.value(), v.id.value()}, &v);
     for (const auto& e : trace.events) {
         if (e.kind != EventKind::Eoi && e.kind != EventKind::PvEoi) continue;
         auto it = thread.find(e.tid.value());
         auto apic = e.get(slot::eoi_apicid);
         if (it == thread.end() || it->second.vcpu == kUnknownVcpu || !apic) continue;
-        auto& vm = trace.vms[static_cast<std::size_t>(it->second.vm.value())];
-        for (auto& v : vm.vcpus)
-            if (v.id == it->second.vcpu && !v.apic_from_trace) {
-                v.apic = ApicId(static_cast<std::uint32_t>(*apic));
-                v.apic_from_trace = true;
-            }
+        auto v = vcpu_info.find({it->second.vm.value(), it->second.vcpu.value()});
+        if (v != vcpu_info.end() && !v->second->apic_from_trace) {
+            v->second->apic = ApicId(static_cast<std::uint32_t>(*apic));
+            v->second->apic_from_trace = true;
+        }
     }
 
     // 5. Stamp every event.
+    std::map<std::pair<std::int32_t, std::int64_t>, VcpuId> by_apic;  // (vm, APIC id); first vCPU wins
+    for (const auto& vm : trace.vms)
+        for (const auto& v : vm.vcpus) by_apic.emplace(std::pair{vm.id.value(), std::int64_t{v.apic.value()}}, v.id);
     auto vcpu_for_apic = [&](VmId vm, std::int64_t apic) -> VcpuId {
         if (vm == kUnknownVm) return kUnknownVcpu;
-        for (const auto& v : trace.vms[static_cast<std::size_t>(vm.value())].vcpus)
-            if (static_cast<std::int64_t>(v.apic.value()) == apic) return v.id;
-        return kUnknownVcpu;
+        auto it = by_apic.find({vm.value(), apic});
+        return it == by_apic.end() ? kUnknownVcpu : it->second;
     };
     last_tid = INT32_MIN;
     const ThreadVm* last = nullptr;
