@@ -364,3 +364,42 @@ TEST_CASE("a stored event count far beyond what the file holds does not size the
     const auto back = d.load_session("pit");
     CHECK(back.trace.records() == load_trace(sample("pit.dat")).records());
 }
+
+TEST_CASE("stored VM and vCPU ids that the session does not list are refused, by the loader and the GUI", "[storage][bad-input]") {
+    const Trace t = load_trace(sample("pit.dat"));
+    const auto result = replay::replay(t);
+    struct Damage {
+        const char* sql;
+        const char* says;
+    };
+    for (const Damage& d : {Damage{"UPDATE vcpus SET vm = 7", "VM ids must run 0, 1, 2"},
+                            Damage{"UPDATE vcpus SET vcpu = -1 WHERE vcpu = (SELECT min(vcpu) FROM vcpus)", "vCPU id out of range"},
+                            Damage{"UPDATE vcpus SET vcpu = 4294967295 WHERE vcpu = (SELECT min(vcpu) FROM vcpus)", "vCPU id out of range"},
+                            Damage{"UPDATE event_rows SET vm = 5 WHERE rowid = (SELECT min(rowid) FROM event_rows WHERE vm IS NOT NULL)",
+                                   "VM 5 is not one the session lists"},
+                            Damage{"UPDATE event_rows SET vcpu = -7 WHERE rowid = (SELECT min(rowid) FROM event_rows WHERE vcpu IS NOT NULL)",
+                                   "vCPU -7 is not one the session lists"}}) {
+        INFO(d.sql);
+        auto path = fresh_db("bad-ids.db");
+        {
+            Database db(path.string(), Database::Mode::ReadWrite);
+            db.import_session("pit", t, storage::sha256("pit"), result, nullptr);
+        }
+        {
+            sqlite3* db = nullptr;
+            REQUIRE(sqlite3_open(path.string().c_str(), &db) == SQLITE_OK);
+            REQUIRE(sqlite3_exec(db, d.sql, nullptr, nullptr, nullptr) == SQLITE_OK);
+            REQUIRE(sqlite3_changes(db) > 0);
+            sqlite3_close(db);
+        }
+        Database db(path.string(), Database::Mode::ReadOnly);
+        CHECK_THROWS_WITH(db.load_session("pit"), Catch::Contains(d.says) && Catch::Contains(path.string()));
+        if (run("command -v xvfb-run").status == 0) {
+            auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" +
+                             path.string() + "' pit",
+                         true);
+            CHECK(r.status == 2);
+            CHECK(r.out.find(d.says) != std::string::npos);
+        }
+    }
+}

@@ -9,7 +9,9 @@
 namespace irqflow::storage {
 namespace {
 
-constexpr std::uint64_t kMinRowBytes = 16;  // an event_rows row: rowid, ts, cpu, tid, name id, record header
+constexpr std::uint64_t kMinRowBytes = 16;
+// KVM's vCPU ids are below KVM_MAX_VCPU_IDS (4096 on x86); leave room for other hosts.
+constexpr std::int64_t kMaxStoredVcpuId = (1 << 20) - 1;  // an event_rows row: rowid, ts, cpu, tid, name id, record header
 
 SerialAlignment alignment_from(const std::string& s) {
     for (auto a : {SerialAlignment::Pio, SerialAlignment::PrintkOffset, SerialAlignment::Neighbour, SerialAlignment::None})
@@ -104,10 +106,18 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
         Stmt v(db_, "SELECT vm, vcpu, tid, apic_id, apic_id_from_trace FROM vcpus WHERE session = ?1 ORDER BY vm, vcpu");
         v.bind(1, id);
         while (v.row()) {
-            const VmId vm(static_cast<std::int32_t>(v.i64(0)));
-            if (t.vms.empty() || t.vms.back().id != vm) t.vms.push_back(VmInfo{vm, {}, {}});
+            // VM ids index the trace's VM table and vCPU ids name model slots: a damaged or
+            // hand-edited row is refused here rather than trusted downstream.
+            const std::int64_t vm_id = v.i64(0), vcpu_id = v.i64(1);
+            const std::string row = where + ", vcpus row (vm " + std::to_string(vm_id) + ", vcpu " + std::to_string(vcpu_id) + ")";
+            const bool next_vm = t.vms.empty() || t.vms.back().id.value() != vm_id;
+            if (next_vm && vm_id != static_cast<std::int64_t>(t.vms.size()))
+                throw StorageError(row + ": VM ids must run 0, 1, 2… (damaged database?)");
+            if (vcpu_id < 0 || vcpu_id > kMaxStoredVcpuId) throw StorageError(row + ": vCPU id out of range (damaged database?)");
+            if (!next_vm && t.vms.back().vcpus.back().id.value() == vcpu_id) throw StorageError(row + ": listed twice (damaged database?)");
+            if (next_vm) t.vms.push_back(VmInfo{VmId(static_cast<std::int32_t>(vm_id)), {}, {}});
             VcpuInfo c;
-            c.id = VcpuId(static_cast<std::int32_t>(v.i64(1)));
+            c.id = VcpuId(static_cast<std::int32_t>(vcpu_id));
             c.tid = Tid(static_cast<std::int32_t>(v.i64(2)));
             c.apic = ApicId(static_cast<std::uint32_t>(v.i64(3)));
             c.apic_from_trace = v.i64(4) != 0;
@@ -126,6 +136,15 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
             l.text = sl.text(3);
             out.serial.lines.push_back(std::move(l));
         }
+    }
+    // Events name VMs and vCPUs of that table (or none).
+    for (const auto& e : t.events) {
+        if (e.kind == EventKind::Lost) continue;
+        const bool vm_ok = e.vm == kUnknownVm || (e.vm.value() >= 0 && static_cast<std::size_t>(e.vm.value()) < t.vms.size());
+        const bool vcpu_ok = e.vcpu == kUnknownVcpu || (e.vcpu.value() >= 0 && e.vcpu.value() <= kMaxStoredVcpuId);
+        if (!vm_ok || !vcpu_ok)
+            throw StorageError(where + ", record " + std::to_string(e.record) + ": " + (vm_ok ? "vCPU " + std::to_string(e.vcpu.value())
+                               : "VM " + std::to_string(e.vm.value())) + " is not one the session lists (damaged database?)");
     }
     if (progress) progress(p);
     return out;
