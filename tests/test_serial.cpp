@@ -120,3 +120,40 @@ TEST_CASE("lines the UART writes miss are placed with an offset fitted on the ex
     CHECK(worst < 50'000'000);  // within 50 ms of the exact UART time
     CHECK(log.method.find("fitted") != std::string::npos);
 }
+
+TEST_CASE("a log that is not this guest's console is placed nowhere, and says why", "[serial][samples][badinput]") {
+    auto placed = [](const SerialLog& log) {
+        return std::count_if(log.lines.begin(), log.lines.end(), [](const SerialLine& l) { return l.host_ts.has_value(); });
+    };
+    // random bytes share single bytes and short words with any console, never 8-byte runs
+    std::string noise(1 << 20, '\0');
+    std::uint64_t x = 88172645463325252ull;
+    for (auto& c : noise) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        c = static_cast<char>(x);
+    }
+    auto rnd = scratch("random-serial.log");
+    write_file(rnd, noise);
+    const Trace on = load_trace(sample("pveoi-on.dat"));
+    SerialLog r = read_serial_log(rnd.string());
+    align_serial(on, r);
+    CHECK(r.method.rfind("none: the log does not match", 0) == 0);
+    CHECK(r.matched_bytes == 0);
+    CHECK(placed(r) == 0);
+    // another boot of the same kernel and workload shares most text but no printk stamp
+    for (const char* other : {"pit", "xapic", "lossy"}) {
+        INFO(other);
+        SerialLog o = read_serial_log(sample(std::string(other) + "-serial.log"));
+        align_serial(on, o);
+        CHECK(o.method.find("none of its 6 printk stamps") != std::string::npos);
+        CHECK(placed(o) == 0);
+    }
+    // a lossy capture keeping 92 of its 572 bytes still recognises its own log by them
+    const Trace lossy = load_trace(sample("lossy.dat"));
+    SerialLog own = read_serial_log(sample("lossy-serial.log"));
+    align_serial(lossy, own);
+    CHECK(own.method.rfind("exact: ", 0) == 0);
+    SerialLog foreign = read_serial_log(sample("pveoi-on-serial.log"));
+    align_serial(lossy, foreign);
+    CHECK(placed(foreign) == 0);
+}

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
 
 #include "irqflow/capture/error.hpp"
 
@@ -120,30 +123,84 @@ std::string hex(unsigned v) {
     return b;
 }
 
-// Maps log bytes to UART bytes: anchor, then walk both, re-synchronising after a
-// mismatch by searching the next few log bytes ahead in the UART stream.
-std::vector<std::int64_t> match_bytes(const std::string& log, const std::string& uart) {
-    std::vector<std::int64_t> map(log.size(), -1);
+// A stretch of the log found byte for byte in the UART stream.
+struct Run {
+    std::size_t log = 0, uart = 0, len = 0;
+};
+
+// Shorter common stretches are chance (a random file shares single bytes and short
+// words with any console); a lossy capture still keeps most words of 8+ bytes.
+constexpr std::size_t kMinRun = 8;
+
+std::uint64_t gram(const char* p) {
+    std::uint64_t v = 0;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+// Common stretches of at least kMinRun bytes, in order in both: from the current log
+// byte, the next UART occurrences of its 8 bytes (an index, so the walk is linear, not
+// a search of the UART stream per byte) are extended as far as they match and the
+// longest of the first few is taken; with none, the log byte never reached the UART
+// in the traced window (capture start or end, lost events).
+std::vector<Run> match_runs(const std::string& log, const std::string& uart) {
+    static_assert(kMinRun == sizeof(std::uint64_t));
+    std::vector<Run> out;
+    if (uart.size() < kMinRun || log.size() < kMinRun) return out;
+    std::unordered_map<std::uint64_t, std::vector<std::size_t>> at;
+    for (std::size_t p = 0; p + kMinRun <= uart.size(); ++p) at[gram(uart.data() + p)].push_back(p);
+    constexpr std::size_t kCandidates = 4;
     std::size_t i = 0, j = 0;  // uart, log
-    constexpr std::size_t kProbe = 24;
-    auto find_in_uart = [&](std::size_t from_log, std::size_t from_uart) -> std::size_t {
-        std::size_t n = std::min(kProbe, log.size() - from_log);
-        if (n < 4) return std::string::npos;
-        return uart.find(log.data() + from_log, from_uart, n);
-    };
-    while (j < log.size() && i < uart.size()) {
-        if (log[j] == uart[i]) {
-            map[j++] = static_cast<std::int64_t>(i++);
+    while (j + kMinRun <= log.size() && i + kMinRun <= uart.size()) {
+        auto it = at.find(gram(log.data() + j));
+        Run best;
+        if (it != at.end()) {
+            auto p = std::lower_bound(it->second.begin(), it->second.end(), i);
+            for (std::size_t k = 0; k < kCandidates && p != it->second.end(); ++k, ++p) {
+                std::size_t len = kMinRun;
+                while (j + len < log.size() && *p + len < uart.size() && log[j + len] == uart[*p + len]) ++len;
+                if (len > best.len) best = {j, *p, len};
+            }
+        }
+        if (best.len == 0) {
+            ++j;
             continue;
         }
-        std::size_t at = find_in_uart(j, i);
-        if (at != std::string::npos) {
-            i = at;
-            continue;
+        // A run that skips UART bytes loses to one a little later in the log that goes
+        // on where the UART stream stands (garbage in the log followed by the next line).
+        if (best.uart != i) {
+            const std::uint64_t here = gram(uart.data() + i);
+            std::size_t k = j + 1;
+            while (k < j + best.len && k + kMinRun <= log.size() && gram(log.data() + k) != here) ++k;
+            if (k < j + best.len && k + kMinRun <= log.size()) {
+                j = k;
+                continue;
+            }
         }
-        ++j;  // this log byte never reached the UART in the traced window
+        out.push_back(best);
+        j += best.len;
+        i = best.uart + best.len;
     }
-    return map;
+    return out;
+}
+
+// Positions of the ']' closing a printk stamp ("12.345678]") other than 0.000000 in the
+// UART stream: the stamp of a later line is unique to one boot. The '[' and padding
+// are not required: a lossy capture may keep only the end of a stamp.
+std::vector<std::size_t> boot_stamps(const std::string& uart) {
+    auto digit = [](char c) { return c >= '0' && c <= '9'; };
+    std::vector<std::size_t> out;
+    for (std::size_t close = uart.find(']', 8); close != std::string::npos; close = uart.find(']', close + 1)) {
+        if (uart[close - 7] != '.' || !digit(uart[close - 8])) continue;
+        bool ok = true, nonzero = false;
+        for (std::size_t k = close - 8; k < close; ++k) {
+            if (k == close - 7) continue;
+            ok = ok && digit(uart[k]);
+            nonzero = nonzero || (uart[k] != '0');
+        }
+        if (ok && nonzero) out.push_back(close);
+    }
+    return out;
 }
 
 std::optional<TimestampNs> boot_anchor(const Trace& trace, VmId vm) {
@@ -171,22 +228,51 @@ void align_serial(const Trace& trace, SerialLog& log, std::uint16_t port) {
         }
     }
     log.uart_bytes = best.bytes.size();
-    if (!best.bytes.empty()) {
-        auto map = match_bytes(log.bytes, best.bytes);
-        for (auto m : map) log.matched_bytes += m >= 0;
-        for (auto& l : log.lines) {
-            std::size_t end = l.offset;
-            while (end < log.bytes.size() && log.bytes[end] != '\n') ++end;
-            for (std::size_t k = l.offset; k <= end && k < map.size(); ++k)
-                if (map[k] >= 0) {
-                    l.host_ts = best.ts[static_cast<std::size_t>(map[k])];
-                    l.alignment = SerialAlignment::Pio;
-                    break;
-                }
+    const std::vector<Run> runs = match_runs(log.bytes, best.bytes);
+    // Is this log that VM's console at all? Runs must cover at least half of the UART
+    // bytes from the first to the last of them, and when the guest stamped lines with
+    // printk times, at least one run must carry a stamp
+    // (its last digits and the ']'). Another boot of the same kernel and workload shares
+    // the text but not the stamps; a random file shares nothing of 8 bytes.
+    std::size_t covered = 0, span = 0, stamps = 0, stamps_matched = 0;
+    if (!runs.empty()) {
+        const std::size_t from = runs.front().uart, to = runs.back().uart + runs.back().len;
+        span = to - from;
+        for (const auto& r : runs) covered += r.len;
+        auto run = runs.begin();
+        for (std::size_t close : boot_stamps(best.bytes)) {  // all of them: a lossy stream may have runs between stamps only
+            ++stamps;
+            while (run != runs.end() && run->uart + run->len <= close) ++run;
+            stamps_matched += run != runs.end() && run->uart + 4 <= close;
         }
-        log.method = "exact: matched " + std::to_string(log.matched_bytes) + " of " + std::to_string(log.bytes.size()) +
-                     " log bytes against " + std::to_string(log.uart_bytes) + " UART writes (kvm_pio port " +
-                     hex(port) + ")";
+    }
+    const bool is_console = covered >= kMinRun && covered * 2 >= span && (stamps == 0 || stamps_matched > 0);
+    if (!best.bytes.empty() && !is_console) {
+        log.method = "none: the log does not match the guest's UART writes (kvm_pio port " + hex(port) + "): " +
+                     std::to_string(covered) + " of " + std::to_string(best.bytes.size()) + " written bytes found in runs of " +
+                     std::to_string(kMinRun) + "+" +
+                     (runs.empty() ? std::string() : ", " + std::to_string(span) + " in their stretch") +
+                     (stamps && !stamps_matched ? ", none of its " + std::to_string(stamps) + " printk stamps" : std::string()) +
+                     " (another VM's or another boot's console?)";
+    } else if (!best.bytes.empty()) {
+        log.matched_bytes = covered;
+        auto run = runs.begin();
+        std::size_t found = 0;
+        for (auto& l : log.lines) {
+            // the first byte of the line (or of its first part) that a run covers
+            const std::size_t nl = log.bytes.find('\n', l.offset);
+            const std::size_t end = nl == std::string::npos ? log.bytes.size() : nl;
+            while (run != runs.end() && run->log + run->len <= l.offset) ++run;
+            if (run == runs.end() || run->log >= end) continue;
+            const std::size_t first = std::max(run->log, static_cast<std::size_t>(l.offset));
+            l.host_ts = best.ts[run->uart + (first - run->log)];
+            l.alignment = SerialAlignment::Pio;
+            ++found;
+        }
+        log.method = "exact: " + std::to_string(found) + " of " + std::to_string(log.lines.size()) +
+                     " lines found in the guest's UART writes (kvm_pio port " + hex(port) + "): " + std::to_string(covered) +
+                     " of " + std::to_string(log.bytes.size()) + " log bytes in " + std::to_string(runs.size()) +
+                     " runs against " + std::to_string(log.uart_bytes) + " bytes written";
         // Lines the UART writes do not cover (capture window, lost events): fit the
         // guest-printk → host offset on the exact lines and place them with it.
         std::vector<std::int64_t> offsets;
