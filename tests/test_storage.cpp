@@ -112,7 +112,7 @@ TEST_CASE("queries are read-only, one statement, and bad SQL says where", "[stor
         import_sample(d, "pveoi-on-midflight-v6.dat");
     }
     Database ro(path.string(), Database::Mode::ReadOnly);
-    CHECK_THROWS_WITH(ro.query("DELETE FROM sessions"), Catch::Contains("readonly"));
+    CHECK_THROWS_WITH(ro.query("DELETE FROM sessions"), Catch::Contains("only reading"));
     CHECK_THROWS_WITH(ro.query("SELECT 1; SELECT 2"), Catch::Contains("one statement"));
     CHECK_THROWS_WITH(ro.query("SELECT count(*) FROM nowhere"), Catch::Contains("no such table"));
     CHECK_THROWS_WITH(ro.query("SELEC 1"), Catch::Contains("offset 0"));
@@ -401,5 +401,108 @@ TEST_CASE("stored VM and vCPU ids that the session does not list are refused, by
             CHECK(r.status == 2);
             CHECK(r.out.find(d.says) != std::string::npos);
         }
+    }
+}
+
+TEST_CASE("query cannot write, attach, vacuum or leak addresses; streams, stops at a limit or a timeout, leaves no files", "[storage][cli][bad-input]") {
+    auto path = fresh_db("query-side-effects.db");
+    {
+        Database d(path.string(), Database::Mode::ReadWrite);
+        import_sample(d, "pveoi-on-midflight-v6.dat");
+    }
+    const std::string db = " --db '" + path.string() + "' ";
+    auto q = [&](const std::string& sql, const std::string& extra = "") { return run(cli() + " query" + db + extra + " \"" + sql + "\"", true); };
+    const auto out_file = scratch("vacuumed.db");
+    std::filesystem::remove(out_file);
+    for (const std::string& sql : {"VACUUM INTO '" + out_file.string() + "'", "ATTACH '" + scratch("attached.db").string() + "' AS x",
+                                   std::string("SELECT hex(fts3_tokenizer('simple'))"), std::string("PRAGMA journal_mode = DELETE"),
+                                   std::string("PRAGMA user_version = 9"), std::string("INSERT INTO sessions (name) VALUES ('x')"),
+                                   std::string("CREATE TABLE t (x)"), std::string("BEGIN IMMEDIATE")}) {
+        INFO(sql);
+        auto r = q(sql);
+        CHECK(r.status == 2);
+        CHECK(r.out.find("not allowed") + r.out.find("only reading") != 2 * std::string::npos);
+    }
+    CHECK_FALSE(std::filesystem::exists(out_file));
+    CHECK_FALSE(std::filesystem::exists(scratch("attached.db")));
+    // reading pragmas and a trailing comment are fine
+    CHECK(q("PRAGMA user_version").out == "user_version\n4\n");
+    CHECK(q("SELECT 1 AS one; -- the answer\n/* done */").out == "one\n1\n");
+    // an endless recursive query: the first rows stream out at once, a limit ends it
+    // quietly, a timeout with an error; memory stays flat either way (never collected)
+    const std::string endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c";
+    auto limited = q(endless, "--limit 5");
+    CHECK(limited.status == 0);
+    CHECK(limited.out == "x\n1\n2\n3\n4\n5\n");
+    auto timed = q("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c", "--timeout 0.3");
+    CHECK(timed.status == 2);
+    CHECK(timed.out.find("time limit of 0.3 s") != std::string::npos);
+    CHECK(q("SELECT 1", "--limit 0").status == 64);
+    CHECK(q("SELECT 1", "--timeout -1").status == 64);
+    // a read leaves the directory as it found it
+    CHECK_FALSE(std::filesystem::exists(path.string() + "-wal"));
+    CHECK_FALSE(std::filesystem::exists(path.string() + "-shm"));
+}
+
+TEST_CASE("processes creating the same new database at once all succeed", "[storage][concurrency]") {
+    for (int trial = 0; trial < 4; ++trial) {
+        auto path = fresh_db("race-" + std::to_string(trial) + ".db");
+        std::string cmd;
+        for (int k = 0; k < 4; ++k) cmd += cli() + " sessions --db '" + path.string() + "' >/dev/null 2>>'" + path.string() + ".err' & ";
+        cmd += "wait";
+        std::filesystem::remove(path.string() + ".err");
+        run(cmd);
+        INFO("trial " << trial << ": " << read_file(path.string() + ".err"));
+        CHECK(read_file(path.string() + ".err").empty());
+        Database d(path.string(), Database::Mode::ReadOnly);
+        CHECK(d.schema_version() == storage::kSchemaVersion);
+    }
+}
+
+TEST_CASE("a second importer waits for the first, saying which process holds the lock", "[storage][concurrency]") {
+    auto path = fresh_db("lock-wait.db");
+    Database holder(path.string(), Database::Mode::ReadWrite);
+    REQUIRE(sqlite3_exec(holder.handle(), "BEGIN IMMEDIATE; INSERT INTO sessions (name, source, source_sha256) VALUES ('w', 'w', 'w')",
+                         nullptr, nullptr, nullptr) == SQLITE_OK);
+    // the import runs in the background while this process holds the write lock for 3 s
+    const auto err = scratch("lock-wait.err");
+    const std::string cmd = cli() + " import --db '" + path.string() + "' '" + sample("pit.dat") + "' >/dev/null 2>'" + err.string() +
+                            "'; echo $? > '" + err.string() + ".rc'";
+    std::filesystem::remove(err.string() + ".rc");
+    std::thread importer([&] { run(cmd); });
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    CHECK_FALSE(std::filesystem::exists(err.string() + ".rc"));  // still waiting, not failed
+    REQUIRE(sqlite3_exec(holder.handle(), "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
+    importer.join();
+    CHECK(read_file(err.string() + ".rc") == "0\n");
+    const std::string said = read_file(err.string());
+    CHECK(said.find("is being written by pid " + std::to_string(getpid())) != std::string::npos);
+    Database d(path.string(), Database::Mode::ReadOnly);
+    CHECK(one(d, "SELECT count(*) FROM sessions") == "2");
+}
+
+TEST_CASE("a database that fails its integrity check is refused by the GUI with the reason", "[storage][bad-input]") {
+    auto path = fresh_db("damaged.db");
+    {
+        Database d(path.string(), Database::Mode::ReadWrite);
+        import_sample(d, "pit.dat");
+    }
+    // Break the b-tree header of one index's root page (its page type): the file still
+    // opens and the tables a session load reads are intact, only a check finds it.
+    std::int64_t page = 0, page_size = 0;
+    {
+        Database d(path.string(), Database::Mode::ReadOnly);
+        page = std::stoll(one(d, "SELECT rootpage FROM sqlite_master WHERE type = 'index' AND tbl_name = 'interrupts' LIMIT 1"));
+        page_size = std::stoll(one(d, "PRAGMA page_size"));
+    }
+    std::string bytes = read_file(path.string());
+    bytes[static_cast<std::size_t>((page - 1) * page_size)] = 0x07;  // not one of 2, 5, 10, 13
+    write_file(path, bytes);
+    Database d(path.string(), Database::Mode::ReadOnly);
+    CHECK_THROWS_WITH(d.verify(), Catch::Contains(path.string()) && Catch::Contains("damaged database"));
+    if (run("command -v xvfb-run").status == 0) {
+        auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" + path.string() + "'", true);
+        CHECK(r.status == 2);
+        CHECK(r.out.find("damaged database") != std::string::npos);
     }
 }

@@ -1,41 +1,40 @@
 #include "irqflow/storage/database.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <cctype>
-#include <memory>
 
 #include "sqlite_util.hpp"
 
 namespace irqflow::storage {
 
-Database::Database(const std::string& path, Mode mode) : path_(path), readonly_(mode == Mode::ReadOnly) {
+Database::Database(const std::string& path, Mode mode, std::function<void(const LockWait&)> on_wait)
+    : path_(path), readonly_(mode == Mode::ReadOnly), on_wait_(std::move(on_wait)) {
     struct stat st {};
     if (readonly_ && stat(path.c_str(), &st) != 0) throw StorageError(path + ": no such database");
-    const int flags = readonly_ ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    // A reader opens read-write when it may (query_only and the query authorizer keep it
+    // from writing): only then does closing the last connection fold the WAL back and
+    // remove the -wal/-shm files instead of leaving them behind after every query.
+    const bool writable_file = access(path.c_str(), W_OK) == 0;
+    const int flags = !readonly_ ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                      : writable_file ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY;
     if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
         db_ = nullptr;
         throw StorageError(path + ": cannot open: " + msg);
     }
-    sqlite3_busy_timeout(db_, 10000);
+    sqlite3_busy_handler(db_, &Database::on_busy, this);
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);  // no writes to the schema or pages behind SQLite's back
     try {
-        // Read the version before changing anything: a newer file is left untouched.
-        const int v = schema_version();
-        if (v > kSchemaVersion)
-            throw StorageError(path + ": schema version " + std::to_string(v) + " is newer than this irqflow understands (" +
-                               std::to_string(kSchemaVersion) + "); refusing to open it (use a newer irqflow)");
-        if (v == 0) {
-            Stmt t(db_, "SELECT count(*) FROM sqlite_master");
-            if (t.row() && t.i64(0) > 0) throw StorageError(path + ": not an irqflow database (it has tables but no irqflow schema version)");
-        }
+        // Refuse a newer or foreign file before changing anything in it.
+        refuse_foreign();
         if (readonly_) {
-            if (v < kSchemaVersion)
-                throw StorageError(path + ": schema version " + std::to_string(v) + " must be migrated first (open it read-write once, e.g. irqflow sessions --db " + path + ")");
             exec("PRAGMA query_only = 1");
+            if (const int v = schema_version(); v < kSchemaVersion)
+                throw StorageError(path + ": schema version " + std::to_string(v) + " must be migrated first (open it read-write once, e.g. irqflow sessions --db " + path + ")");
         } else {
-            if (v == 0) exec("PRAGMA page_size = 16384");  // new file: bigger pages insert faster
+            if (schema_version() == 0) exec("PRAGMA page_size = 16384");  // new file: bigger pages insert faster
             exec("PRAGMA journal_mode = WAL");
             exec("PRAGMA cache_size = -65536");  // 64 MiB
             exec("PRAGMA synchronous = NORMAL");
@@ -46,6 +45,28 @@ Database::Database(const std::string& path, Mode mode) : path_(path), readonly_(
         db_ = nullptr;
         throw;
     }
+}
+
+// The version and whether the file has tables, read in one snapshot: a creator in
+// another process commits its tables and the version together, so "tables but no
+// version" is a file that irqflow did not make, never a creation in progress.
+void Database::refuse_foreign() {
+    exec("BEGIN");
+    int v = 0;
+    std::int64_t tables = 0;
+    try {
+        v = schema_version();
+        Stmt t(db_, "SELECT count(*) FROM sqlite_master");
+        if (t.row()) tables = t.i64(0);
+        exec("COMMIT");
+    } catch (...) {
+        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+        throw;
+    }
+    if (v > kSchemaVersion)
+        throw StorageError(path_ + ": schema version " + std::to_string(v) + " is newer than this irqflow understands (" +
+                           std::to_string(kSchemaVersion) + "); refusing to open it (use a newer irqflow)");
+    if (v == 0 && tables > 0) throw StorageError(path_ + ": not an irqflow database (it has tables but no irqflow schema version)");
 }
 
 Database::~Database() { sqlite3_close(db_); }
@@ -64,10 +85,18 @@ int Database::schema_version() {
     return s.row() ? static_cast<int>(s.i64(0)) : 0;
 }
 
+// Each step reads the version inside its write transaction: two processes creating
+// or upgrading the same file at once take turns, and the second finds nothing to do
+// (reading it before BEGIN made both run the same DDL: "table exists").
 void Database::migrate() {
-    for (int v = schema_version(); v < kSchemaVersion; ++v) {
+    for (;;) {
         exec("BEGIN IMMEDIATE");
         try {
+            const int v = schema_version();
+            if (v >= kSchemaVersion) {
+                exec("COMMIT");
+                return;
+            }
             exec(migrations()[static_cast<std::size_t>(v)]);
             exec("PRAGMA user_version = " + std::to_string(v + 1));
             exec("COMMIT");
@@ -76,6 +105,17 @@ void Database::migrate() {
             throw;
         }
     }
+}
+
+void Database::verify() {
+    Stmt s(db_, "PRAGMA quick_check(5)");
+    std::string problems;
+    while (s.row()) {
+        const std::string line = s.text(0);
+        if (line == "ok") return;
+        problems += (problems.empty() ? "" : "; ") + line;
+    }
+    throw StorageError(path_ + ": damaged database (PRAGMA quick_check: " + problems + "); it cannot be trusted, re-import the trace");
 }
 
 std::vector<SessionInfo> Database::sessions() {
@@ -127,36 +167,6 @@ bool Database::remove_session(const std::string& id_or_name) {
         throw;
     }
     return true;
-}
-
-QueryResult Database::query(const std::string& sql) {
-    sqlite3_stmt* st = nullptr;
-    const char* tail = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &st, &tail) != SQLITE_OK) {
-        const int off = sqlite3_error_offset(db_);
-        std::string msg = sqlite3_errmsg(db_);
-        throw StorageError("SQL error" + (off >= 0 ? " at offset " + std::to_string(off) : std::string()) + ": " + msg);
-    }
-    std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> guard(st, &sqlite3_finalize);
-    for (const char* p = tail; p && *p; ++p)
-        if (!std::isspace(static_cast<unsigned char>(*p)) && *p != ';')
-            throw StorageError("SQL error at offset " + std::to_string(tail - sql.c_str()) + ": one statement at a time");
-    if (!st) throw StorageError("SQL error: empty statement");
-    QueryResult r;
-    const int n = sqlite3_column_count(st);
-    for (int c = 0; c < n; ++c) r.columns.emplace_back(sqlite3_column_name(st, c));
-    for (;;) {
-        const int rc = sqlite3_step(st);
-        if (rc == SQLITE_DONE) break;
-        if (rc != SQLITE_ROW) throw StorageError(std::string("SQL error: ") + sqlite3_errmsg(db_));
-        auto& row = r.rows.emplace_back();
-        for (int c = 0; c < n; ++c) {
-            const auto* p = sqlite3_column_text(st, c);
-            if (sqlite3_column_type(st, c) == SQLITE_NULL || !p) row.emplace_back(std::nullopt);
-            else row.emplace_back(std::string(reinterpret_cast<const char*>(p)));
-        }
-    }
-    return r;
 }
 
 }  // namespace irqflow::storage

@@ -53,7 +53,11 @@ int cmd_import(Args& a) {
     }
     const std::string sha = storage::sha256_file(pos[0]);
     const auto r = replay::replay(t, o);
-    Database d(db, Database::Mode::ReadWrite);
+    // Another import holding the write lock: wait for it, saying who it is.
+    Database d(db, Database::Mode::ReadWrite, [&db](const storage::LockWait& w) {
+        std::fprintf(stderr, "irqflow import: %s is being written by %s; waiting (%.0f s)\n", db.c_str(),
+                     w.holder.empty() ? "another connection" : w.holder.c_str(), w.waited_s);
+    });
     // Progress only for imports that take a while (over a second so far).
     bool shown = false;
     auto progress = [&](const storage::ImportProgress& p) {
@@ -107,46 +111,61 @@ int cmd_query(Args& a) {
     const std::string db = need_db(a);
     const bool csv = a.flag("--csv");
     const bool json = a.flag("--json");
+    storage::QueryLimits limits;
+    if (auto n = a.number("--limit")) {
+        if (*n < 1 || *n != static_cast<double>(static_cast<std::uint64_t>(*n))) throw UsageError("--limit takes a whole number of rows (1 or more)");
+        limits.max_rows = static_cast<std::uint64_t>(*n);
+    }
+    if (auto t = a.number("--timeout")) {
+        if (!(*t > 0)) throw UsageError("--timeout takes seconds (more than 0)");
+        limits.timeout_s = *t;
+    }
     auto pos = a.positionals();
     if (pos.size() != 1) throw UsageError("expects one SQL statement");
     Database d(db, Database::Mode::ReadOnly);
-    storage::QueryResult r;
-    try {
-        r = d.query(pos[0]);
-    } catch (const storage::StorageError& e) {
-        throw storage::StorageError(db + ": " + e.what());
-    }
     std::ostream& o = std::cout;
-    if (json) {
-        o << '[';
-        for (std::size_t i = 0; i < r.rows.size(); ++i) {
-            if (i) o << ',';
-            JsonObject j(o);
-            for (std::size_t c = 0; c < r.columns.size(); ++c) {
-                const auto& v = r.rows[i][c];
-                if (v) json_string(j.key(r.columns[c]), *v);
-                else j.key(r.columns[c]) << "null";
-            }
-        }
-        o << "]\n";
-        return kExitOk;
-    }
     const char* sep = csv ? "," : "\t";
-    for (std::size_t c = 0; c < r.columns.size(); ++c) {
-        if (c) o << sep;
-        if (csv) csv_cell(o, r.columns[c]);
-        else o << r.columns[c];
-    }
-    o << '\n';
-    for (const auto& row : r.rows) {
-        for (std::size_t c = 0; c < row.size(); ++c) {
+    std::vector<std::string> columns;
+    std::uint64_t rows = 0;
+    // Rows go out as SQLite steps them: a huge result streams instead of filling memory.
+    auto header = [&](const std::vector<std::string>& c) {
+        columns = c;
+        if (json) {
+            o << '[';
+            return;
+        }
+        for (std::size_t i = 0; i < c.size(); ++i) {
+            if (i) o << sep;
+            if (csv) csv_cell(o, c[i]);
+            else o << c[i];
+        }
+        o << '\n';
+    };
+    auto row = [&](const storage::QueryRow& r) {
+        if (json) {
+            if (rows++) o << ',';
+            JsonObject j(o);
+            for (std::size_t c = 0; c < columns.size(); ++c) {
+                if (r[c]) json_string(j.key(columns[c]), *r[c]);
+                else j.key(columns[c]) << "null";
+            }
+            return;
+        }
+        for (std::size_t c = 0; c < r.size(); ++c) {
             if (c) o << sep;
-            const std::string v = row[c] ? *row[c] : (csv ? "" : "NULL");
+            const std::string v = r[c] ? *r[c] : (csv ? "" : "NULL");
             if (csv) csv_cell(o, v);
             else o << v;
         }
         o << '\n';
+    };
+    try {
+        d.query(pos[0], header, row, limits);
+    } catch (const storage::StorageError& e) {
+        if (json && !columns.empty()) o << "]\n" << std::flush;  // what was printed stays valid JSON
+        throw storage::StorageError(db + ": " + e.what());
     }
+    if (json) o << "]\n";
     return kExitOk;
 }
 

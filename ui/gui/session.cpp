@@ -41,6 +41,7 @@ void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
         }
         which = std::to_string(all.front().id);
     }
+    db.verify();  // a damaged file is refused by name, not drawn from whatever rows still read
     auto stored = db.load_session(which, [&](const storage::ImportProgress& p) {
         if (p.total) progress.fraction = static_cast<float>(p.done) / static_cast<float>(p.total);
     });

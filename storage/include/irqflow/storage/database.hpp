@@ -32,9 +32,22 @@ struct SessionInfo {
     std::int64_t events = 0, first_ts = 0, last_ts = 0, findings = 0;
 };
 
+using QueryRow = std::vector<std::optional<std::string>>;  // nullopt = NULL
 struct QueryResult {
     std::vector<std::string> columns;
-    std::vector<std::vector<std::optional<std::string>>> rows;  // nullopt = NULL
+    std::vector<QueryRow> rows;
+};
+
+// Bounds of one `query`: rows delivered and wall time (0: no bound).
+struct QueryLimits {
+    std::uint64_t max_rows = 0;
+    double timeout_s = 0;
+};
+
+// Another connection holds the write lock this one waits for.
+struct LockWait {
+    double waited_s = 0;
+    std::string holder;  // "pid 123 (irqflow import …)" when the lock's owner can be seen, else ""
 };
 
 struct ImportProgress {
@@ -55,8 +68,10 @@ struct StoredSession {
 class Database {
 public:
     enum class Mode { ReadWrite, ReadOnly };
-    // Opens (creating for ReadWrite) and migrates to kSchemaVersion.
-    Database(const std::string& path, Mode mode);
+    // Opens (creating for ReadWrite) and migrates to kSchemaVersion. A writer waits
+    // as long as another one holds the write lock, calling `on_wait` about every 2 s
+    // (storage/README.md, "Concurrent writers"); a reader never needs that lock.
+    Database(const std::string& path, Mode mode, std::function<void(const LockWait&)> on_wait = {});
     ~Database();
     Database(const Database&) = delete;
     Database& operator=(const Database&) = delete;
@@ -73,17 +88,30 @@ public:
     StoredSession load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress = {});
     // Removes a session by id or name; false when there is none.
     bool remove_session(const std::string& id_or_name);
-    // Runs one statement (read-only databases refuse writes).
+    // Runs one read-only statement (storage/README.md, "query"): anything that could
+    // write, attach, vacuum or reach outside the file is refused before it runs. Rows
+    // are handed over as they are stepped, never collected; stops quietly after
+    // limits.max_rows and with an error after limits.timeout_s. Returns the rows given.
+    std::uint64_t query(const std::string& sql, const std::function<void(const std::vector<std::string>&)>& on_columns,
+                        const std::function<void(const QueryRow&)>& on_row, const QueryLimits& limits = {});
+    // The same, collected (tests, small results).
     QueryResult query(const std::string& sql);
+    // PRAGMA quick_check; throws StorageError naming the file and the first problem.
+    void verify();
 
     sqlite3* handle() { return db_; }
 
 private:
     void exec(const std::string& sql);
     void migrate();
+    void refuse_foreign();
+    static int on_busy(void* self, int count);
     std::string path_;
     sqlite3* db_ = nullptr;
     bool readonly_ = false;
+    std::function<void(const LockWait&)> on_wait_;
+    double wait_started_ = 0;  // steady seconds at the first retry of the current wait
+    double wait_reported_ = 0;
 };
 
 // The DDL of each schema version, in order (tests build old files from it).
