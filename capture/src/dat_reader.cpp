@@ -4,6 +4,7 @@
 // pages are walked by dat_pages.cpp, one thread per CPU stream, and the streams are
 // merged in time order; files whose timestamps libtracecmd would adjust go through its
 // own iterator instead. No printed text is parsed here.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,6 +22,9 @@
 #include "irqflow/capture/readers.hpp"
 #include "record_decoder.hpp"
 #include "tracecmd_api.h"
+
+// Present only in sanitized builds (ASan/UBSan runtimes define it).
+extern "C" void __sanitizer_set_death_callback(void (*callback)()) __attribute__((weak));
 
 namespace irqflow {
 namespace {
@@ -65,8 +69,12 @@ public:
         if (!enabled) return;  // pid_ -1: require_ok goes ahead (the caller probed already)
         pid_ = fork();
         if (pid_ != 0) return;
-        // Die quietly: no inherited crash handlers (test runners, the GUI) in here.
+        // Die quietly: no inherited crash handlers (test runners, the GUI) in here, no
+        // sanitizer/fuzzer death hook of the parent (a sanitized build reports the
+        // child's crash through its exit status, like any other), nothing on stderr.
         for (int sig : {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
+        if (__sanitizer_set_death_callback) __sanitizer_set_death_callback(nullptr);
+        if (const int null = open("/dev/null", O_WRONLY); null >= 0) dup2(null, STDERR_FILENO);
         tracecmd_set_loglevel(TEP_LOG_NONE);
         tracecmd_input* h = open_for(path, layout);
         if (!h) _exit(3);
