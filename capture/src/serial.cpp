@@ -231,9 +231,9 @@ void align_serial(const Trace& trace, SerialLog& log, std::uint16_t port) {
     const std::vector<Run> runs = match_runs(log.bytes, best.bytes);
     // Is this log that VM's console at all? Runs must cover at least half of the UART
     // bytes from the first to the last of them, and when the guest stamped lines with
-    // printk times, at least one run must carry a stamp
-    // (its last digits and the ']'). Another boot of the same kernel and workload shares
-    // the text but not the stamps; a random file shares nothing of 8 bytes.
+    // printk times, at least one run must carry a stamp (its last digits and the ']').
+    // Another boot of the same kernel and workload shares the text but not the stamps;
+    // a random file shares nothing of 8 bytes.
     std::size_t covered = 0, span = 0, stamps = 0, stamps_matched = 0;
     if (!runs.empty()) {
         const std::size_t from = runs.front().uart, to = runs.back().uart + runs.back().len;

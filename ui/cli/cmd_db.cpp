@@ -1,5 +1,6 @@
 // irqflow import / sessions / query / rm: the SQLite side of the CLI.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -113,7 +114,7 @@ int cmd_query(Args& a) {
     const bool json = a.flag("--json");
     storage::QueryLimits limits;
     if (auto n = a.number("--limit")) {
-        if (*n < 1 || *n != static_cast<double>(static_cast<std::uint64_t>(*n))) throw UsageError("--limit takes a whole number of rows (1 or more)");
+        if (!(*n >= 1 && *n <= 1e18) || *n != std::floor(*n)) throw UsageError("--limit takes a whole number of rows (1 or more)");
         limits.max_rows = static_cast<std::uint64_t>(*n);
     }
     if (auto t = a.number("--timeout")) {
