@@ -404,7 +404,7 @@ TEST_CASE("stored VM and vCPU ids that the session does not list are refused, by
     }
 }
 
-TEST_CASE("query cannot write, attach, vacuum or leak addresses; streams, stops at a limit or a timeout, leaves no files", "[storage][cli][bad-input]") {
+TEST_CASE("query cannot write or attach or vacuum or leak addresses and streams within a limit and a timeout leaving no files", "[storage][cli][bad-input]") {
     auto path = fresh_db("query-side-effects.db");
     {
         Database d(path.string(), Database::Mode::ReadWrite);
