@@ -260,3 +260,25 @@ TEST_CASE("a compressed chunk's sizes are checked against the file before anythi
     write_file(p, patch(d->offset + 8, usize / 2));
     CHECK(load_error(p.string()).find("compressed chunk") != std::string::npos);
 }
+
+TEST_CASE("a text cut anywhere inside its last line says its last event may be cut short", "[badinput][text]") {
+    const std::string whole = run("trace-cmd report '" + sample("pit.dat") + "' 2>/dev/null | head -400").out;
+    REQUIRE(whole.size() > 10000);
+    auto path = scratch("cut-mid-line.txt");
+    int cuts = 0;
+    for (std::size_t at = whole.size() / 2; at < whole.size(); at += 997) {
+        if (whole[at - 1] == '\n') continue;  // a cut at a line end is a complete text
+        write_file(path, whole.substr(0, at));
+        const Trace t = load_trace(path.string());
+        INFO("cut at " << at << ": ..." << whole.substr(at - 40, 40));
+        const bool said = std::any_of(t.meta.warnings.begin(), t.meta.warnings.end(),
+                                      [](const std::string& w) { return w.find("mid-record") != std::string::npos; });
+        CHECK(said);
+        ++cuts;
+    }
+    CHECK(cuts > 5);
+    write_file(path, whole);  // the whole text ends with its line end: nothing to say
+    const Trace t = load_trace(path.string());
+    CHECK(std::none_of(t.meta.warnings.begin(), t.meta.warnings.end(),
+                       [](const std::string& w) { return w.find("mid-record") != std::string::npos; }));
+}

@@ -294,10 +294,16 @@ public:
             throw InputError(path_, {InputPosition::Unit::Line, lineno}, "not a trace-cmd report or perf script text (no event lines found)");
     }
 
-    void end() {
+    // `unterminated_line`: the number of a last line without a line end, else 0. A
+    // text cut inside a record mostly still parses (a shorter rip, a missing field):
+    // the missing line end is the only sign, so it is reported, not guessed away.
+    void end(std::uint64_t unterminated_line) {
         if (awaiting_body_)
             t_.meta.warnings.push_back("the text ends mid-record: line " + std::to_string(header_line_) +
                                        " has a timestamp but no event after it (ignored)");
+        else if (unterminated_line)
+            t_.meta.warnings.push_back("the text may end mid-record: line " + std::to_string(unterminated_line) +
+                                       " has no line end, so its event may be cut short");
         finish();
         if (events_ == 0) throw InputError(path_, {}, "no trace events found in this text");
     }
@@ -424,12 +430,25 @@ Trace read_trace_text(const std::string& path) {
     std::string line;
     std::uint64_t lineno = 0;
     bool perf = false;
+    bool unterminated = false;  // the last line stops without a line end
+    std::optional<std::string> cut;  // why that line could not be read
     while (std::getline(in, line)) {
         ++lineno;
+        unterminated = in.eof() && !line.empty();  // (getline clears `line` when it finds nothing more)
         if (!perf && line.find(" kvm:kvm_") != std::string::npos) perf = true;
-        p.line(line, lineno);
+        try {
+            p.line(line, lineno);
+        } catch (const InputError& e) {
+            if (!unterminated) throw;
+            cut = e.what();  // a text cut inside its last line: the cut, not a malformed file
+        }
     }
-    p.end();
+    if (cut) {
+        t.meta.warnings.push_back("the text ends mid-record: line " + std::to_string(lineno) +
+                                  " has no line end and cannot be read (ignored)");
+        unterminated = false;
+    }
+    p.end(unterminated ? lineno : 0);
     t.meta.format = perf ? "perf script text" : "trace-cmd report text";
     if (p.unparsed) t.meta.warnings.push_back(std::to_string(p.unparsed) + " kvm events in an unknown print format were kept raw");
     if (p.t_annotations) t.meta.warnings.push_back(std::to_string(p.t_annotations) + " non-event lines (annotations) skipped");
