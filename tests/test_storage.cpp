@@ -464,19 +464,25 @@ TEST_CASE("a second importer waits for the first, saying which process holds the
     Database holder(path.string(), Database::Mode::ReadWrite);
     REQUIRE(sqlite3_exec(holder.handle(), "BEGIN IMMEDIATE; INSERT INTO sessions (name, source, source_sha256) VALUES ('w', 'w', 'w')",
                          nullptr, nullptr, nullptr) == SQLITE_OK);
-    // the import runs in the background while this process holds the write lock for 3 s
+    // The import runs in the background while this process holds the write lock, until
+    // the importer has said that it waits (or 60 s: it must not have given up by then).
     const auto err = scratch("lock-wait.err");
     const std::string cmd = cli() + " import --db '" + path.string() + "' '" + sample("pit.dat") + "' >/dev/null 2>'" + err.string() +
                             "'; echo $? > '" + err.string() + ".rc'";
+    std::filesystem::remove(err.string());
     std::filesystem::remove(err.string() + ".rc");
     std::thread importer([&] { run(cmd); });
-    std::this_thread::sleep_for(std::chrono::seconds(3));
+    bool waiting = false;
+    for (int i = 0; i < 600 && !waiting && !std::filesystem::exists(err.string() + ".rc"); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        waiting = std::filesystem::exists(err.string()) && read_file(err.string()).find("is being written by") != std::string::npos;
+    }
+    CHECK(waiting);
     CHECK_FALSE(std::filesystem::exists(err.string() + ".rc"));  // still waiting, not failed
     REQUIRE(sqlite3_exec(holder.handle(), "COMMIT", nullptr, nullptr, nullptr) == SQLITE_OK);
     importer.join();
     CHECK(read_file(err.string() + ".rc") == "0\n");
-    const std::string said = read_file(err.string());
-    CHECK(said.find("is being written by pid " + std::to_string(getpid())) != std::string::npos);
+    CHECK(read_file(err.string()).find("is being written by pid " + std::to_string(getpid())) != std::string::npos);
     Database d(path.string(), Database::Mode::ReadOnly);
     CHECK(one(d, "SELECT count(*) FROM sessions") == "2");
 }
