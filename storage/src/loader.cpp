@@ -9,9 +9,9 @@
 namespace irqflow::storage {
 namespace {
 
-constexpr std::uint64_t kMinRowBytes = 16;
+constexpr std::uint64_t kMinRowBytes = 16;  // an event_rows row: rowid, ts, cpu, tid, name id, record header
 // KVM's vCPU ids are below KVM_MAX_VCPU_IDS (4096 on x86); leave room for other hosts.
-constexpr std::int64_t kMaxStoredVcpuId = (1 << 20) - 1;  // an event_rows row: rowid, ts, cpu, tid, name id, record header
+constexpr std::int64_t kMaxStoredVcpuId = (1 << 20) - 1;
 
 SerialAlignment alignment_from(const std::string& s) {
     for (auto a : {SerialAlignment::Pio, SerialAlignment::PrintkOffset, SerialAlignment::Neighbour, SerialAlignment::None})
