@@ -431,16 +431,16 @@ Trace read_trace_text(const std::string& path) {
     std::uint64_t lineno = 0;
     bool perf = false;
     bool unterminated = false;  // the last line stops without a line end
-    std::optional<std::string> cut;  // why that line could not be read
+    bool cut = false;  // that line could not be read
     while (std::getline(in, line)) {
         ++lineno;
         unterminated = in.eof() && !line.empty();  // (getline clears `line` when it finds nothing more)
         if (!perf && line.find(" kvm:kvm_") != std::string::npos) perf = true;
         try {
             p.line(line, lineno);
-        } catch (const InputError& e) {
+        } catch (const InputError&) {
             if (!unterminated) throw;
-            cut = e.what();  // a text cut inside its last line: the cut, not a malformed file
+            cut = true;  // a text cut inside its last line: the cut, not a malformed file
         }
     }
     if (cut) {

@@ -67,41 +67,6 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
     std::vector<EventKind> kind_of(t.name_count(), EventKind::Other);
     for (std::size_t i = 0; i < t.name_count(); ++i)
         kind_of[i] = kind_by_name(t.name(static_cast<std::uint16_t>(i))).value_or(EventKind::Other);
-    ImportProgress p{0, static_cast<std::uint64_t>(std::max<std::int64_t>(out.info.events, 0))};
-    // The stored count is a hint, not a size to trust: a damaged or hand-edited row must
-    // not make the loader allocate more than the file could hold (each stored event row
-    // takes well over kMinRowBytes in the file).
-    std::uint64_t file_bytes = 0;
-    {
-        Stmt fb(db_, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
-        if (fb.row()) file_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(fb.i64(0), 0));
-    }
-    t.events.reserve(std::min<std::uint64_t>(p.total, file_bytes / kMinRowBytes));
-    Stmt rows(db_, "SELECT rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7 FROM event_rows "
-                   "WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid");
-    rows.bind(1, id << 40).bind(2, (id + 1) << 40);
-    sqlite3_stmt* st = rows.get();
-    while (rows.row()) {
-        Event e;
-        e.record = static_cast<std::uint64_t>(rows.i64(0) & ((std::int64_t{1} << 40) - 1));
-        add_gaps_before(e.record);
-        e.ts = TimestampNs(rows.i64(1));
-        e.cpu = HostCpu(static_cast<std::int32_t>(rows.i64(2)));
-        e.tid = Tid(static_cast<std::int32_t>(rows.i64(3)));
-        if (sqlite3_column_type(st, 4) != SQLITE_NULL) e.vm = VmId(static_cast<std::int32_t>(rows.i64(4)));
-        if (sqlite3_column_type(st, 5) != SQLITE_NULL) e.vcpu = VcpuId(static_cast<std::int32_t>(rows.i64(5)));
-        const std::int64_t name = rows.i64(6);
-        if (name < 0 || static_cast<std::size_t>(name) >= kind_of.size())
-            throw StorageError(where + ", record " + std::to_string(e.record) + ": unknown event name id " + std::to_string(name));
-        e.name_id = static_cast<std::uint16_t>(name);
-        e.kind = kind_of[static_cast<std::size_t>(name)];
-        for (int f = 0; f < static_cast<int>(kMaxFields); ++f)
-            if (sqlite3_column_type(st, 7 + f) != SQLITE_NULL) e.set(f, rows.i64(7 + f));
-        t.events.push_back(e);
-        if (++p.done % 65536 == 0 && progress) progress(p);
-    }
-    add_gaps_before(UINT64_MAX);
-    find_drop_windows(t);
     {
         Stmt v(db_, "SELECT vm, vcpu, tid, apic_id, apic_id_from_trace FROM vcpus WHERE session = ?1 ORDER BY vm, vcpu");
         v.bind(1, id);
@@ -124,6 +89,51 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
             t.vms.back().vcpus.push_back(c);
         }
     }
+    ImportProgress p{0, static_cast<std::uint64_t>(std::max<std::int64_t>(out.info.events, 0))};
+    // The stored count is a hint, not a size to trust: a damaged or hand-edited row must
+    // not make the loader allocate more than the file could hold (each stored event row
+    // takes well over kMinRowBytes in the file).
+    std::uint64_t file_bytes = 0;
+    {
+        Stmt fb(db_, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
+        if (fb.row()) file_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(fb.i64(0), 0));
+    }
+    t.events.reserve(std::min<std::uint64_t>(p.total, file_bytes / kMinRowBytes));
+    Stmt rows(db_, "SELECT rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7 FROM event_rows "
+                   "WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid");
+    rows.bind(1, id << 40).bind(2, (id + 1) << 40);
+    sqlite3_stmt* st = rows.get();
+    while (rows.row()) {
+        Event e;
+        e.record = static_cast<std::uint64_t>(rows.i64(0) & ((std::int64_t{1} << 40) - 1));
+        add_gaps_before(e.record);
+        e.ts = TimestampNs(rows.i64(1));
+        e.cpu = HostCpu(static_cast<std::int32_t>(rows.i64(2)));
+        e.tid = Tid(static_cast<std::int32_t>(rows.i64(3)));
+        // Events name VMs and vCPUs of the table read above (or none); checked before
+        // they are narrowed to ids.
+        const std::int64_t vm = sqlite3_column_type(st, 4) == SQLITE_NULL ? kUnknownVm.value() : rows.i64(4);
+        const std::int64_t vcpu = sqlite3_column_type(st, 5) == SQLITE_NULL ? kUnknownVcpu.value() : rows.i64(5);
+        const bool vm_ok = vm == kUnknownVm.value() || (vm >= 0 && static_cast<std::uint64_t>(vm) < t.vms.size());
+        const bool vcpu_ok = vcpu == kUnknownVcpu.value() || (vcpu >= 0 && vcpu <= kMaxStoredVcpuId);
+        if (!vm_ok || !vcpu_ok)
+            throw StorageError(where + ", record " + std::to_string(e.record) + ": " +
+                               (vm_ok ? "vCPU " + std::to_string(vcpu) : "VM " + std::to_string(vm)) +
+                               " is not one the session lists (damaged database?)");
+        e.vm = VmId(static_cast<std::int32_t>(vm));
+        e.vcpu = VcpuId(static_cast<std::int32_t>(vcpu));
+        const std::int64_t name = rows.i64(6);
+        if (name < 0 || static_cast<std::size_t>(name) >= kind_of.size())
+            throw StorageError(where + ", record " + std::to_string(e.record) + ": unknown event name id " + std::to_string(name));
+        e.name_id = static_cast<std::uint16_t>(name);
+        e.kind = kind_of[static_cast<std::size_t>(name)];
+        for (int f = 0; f < static_cast<int>(kMaxFields); ++f)
+            if (sqlite3_column_type(st, 7 + f) != SQLITE_NULL) e.set(f, rows.i64(7 + f));
+        t.events.push_back(e);
+        if (++p.done % 65536 == 0 && progress) progress(p);
+    }
+    add_gaps_before(UINT64_MAX);
+    find_drop_windows(t);
     {
         Stmt sl(db_, "SELECT line, ts_ns, alignment, text FROM serial_lines WHERE session = ?1 ORDER BY line");
         sl.bind(1, id);
@@ -136,15 +146,6 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
             l.text = sl.text(3);
             out.serial.lines.push_back(std::move(l));
         }
-    }
-    // Events name VMs and vCPUs of that table (or none).
-    for (const auto& e : t.events) {
-        if (e.kind == EventKind::Lost) continue;
-        const bool vm_ok = e.vm == kUnknownVm || (e.vm.value() >= 0 && static_cast<std::size_t>(e.vm.value()) < t.vms.size());
-        const bool vcpu_ok = e.vcpu == kUnknownVcpu || (e.vcpu.value() >= 0 && e.vcpu.value() <= kMaxStoredVcpuId);
-        if (!vm_ok || !vcpu_ok)
-            throw StorageError(where + ", record " + std::to_string(e.record) + ": " + (vm_ok ? "vCPU " + std::to_string(e.vcpu.value())
-                               : "VM " + std::to_string(e.vm.value())) + " is not one the session lists (damaged database?)");
     }
     if (progress) progress(p);
     return out;
