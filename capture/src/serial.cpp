@@ -98,21 +98,34 @@ SerialLog read_serial_log(const std::string& path) {
     return log;
 }
 
-UartStream rebuild_uart(const Trace& trace, VmId vm, std::uint16_t port) {
-    UartStream u;
-    bool dlab = false;
+namespace {
+
+// Every VM's UART stream in one pass over the events (a pass per VM cost VMs × events),
+// indexed by VM id.
+std::vector<UartStream> rebuild_uarts(const Trace& trace, std::uint16_t port) {
+    std::vector<UartStream> out(trace.vms.size());
+    std::vector<bool> dlab(trace.vms.size());
     for (const auto& e : trace.events) {
-        if (e.kind != EventKind::Pio || e.vm != vm) continue;
+        if (e.kind != EventKind::Pio || e.vm.value() < 0 || static_cast<std::size_t>(e.vm.value()) >= out.size()) continue;
+        const auto vm = static_cast<std::size_t>(e.vm.value());
         auto rw = e.get(slot::pio_rw), p = e.get(slot::pio_port), val = e.get(slot::pio_val);
         if (!rw || *rw != 1 || !p || !val) continue;
-        if (*p == port + 3) { dlab = (*val & 0x80) != 0; continue; }   // line control register
-        if (*p != port || dlab) continue;                                // DLAB: divisor, not data
+        if (*p == port + 3) { dlab[vm] = (*val & 0x80) != 0; continue; }  // line control register
+        if (*p != port || dlab[vm]) continue;                               // DLAB: divisor, not data
         auto count = e.get(slot::pio_count).value_or(1);
         if (count != 1) continue;  // rep outsb: the trace shows only the first byte
-        u.bytes += static_cast<char>(*val & 0xff);
-        u.ts.push_back(e.ts);
+        out[vm].bytes += static_cast<char>(*val & 0xff);
+        out[vm].ts.push_back(e.ts);
     }
-    return u;
+    return out;
+}
+
+}  // namespace
+
+UartStream rebuild_uart(const Trace& trace, VmId vm, std::uint16_t port) {
+    auto all = rebuild_uarts(trace, port);
+    const bool known = vm.value() >= 0 && static_cast<std::size_t>(vm.value()) < all.size();
+    return known ? std::move(all[static_cast<std::size_t>(vm.value())]) : UartStream{};
 }
 
 namespace {
@@ -220,8 +233,9 @@ std::optional<TimestampNs> boot_anchor(const Trace& trace, VmId vm) {
 void align_serial(const Trace& trace, SerialLog& log, std::uint16_t port) {
     // The VM that wrote the most to this UART is the one whose console this is.
     UartStream best;
+    std::vector<UartStream> streams = rebuild_uarts(trace, port);
     for (const auto& vm : trace.vms) {
-        UartStream u = rebuild_uart(trace, vm.id, port);
+        UartStream& u = streams[static_cast<std::size_t>(vm.id.value())];
         if (log.vm == kUnknownVm || u.bytes.size() > best.bytes.size()) {
             best = std::move(u);
             log.vm = vm.id;
