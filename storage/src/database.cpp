@@ -3,6 +3,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 
 #include "sqlite_util.hpp"
 
@@ -35,7 +38,15 @@ Database::Database(const std::string& path, Mode mode, std::function<void(const 
                 throw StorageError(path + ": schema version " + std::to_string(v) + " must be migrated first (open it read-write once, e.g. irqflow sessions --db " + path + ")");
         } else {
             if (schema_version() == 0) exec("PRAGMA page_size = 16384");  // new file: bigger pages insert faster
-            exec("PRAGMA journal_mode = WAL");
+            // A new file starts in rollback mode, where two openers switching it to WAL at
+            // once each hold a shared lock and want the exclusive one: SQLite answers one
+            // of them "locked" at once instead of waiting (it would deadlock). That one
+            // lets go and tries again; the other finishes the switch.
+            for (int attempt = 0;; ++attempt) {
+                if (sqlite3_exec(db_, "PRAGMA journal_mode = WAL", nullptr, nullptr, nullptr) == SQLITE_OK) break;
+                if (sqlite3_errcode(db_) != SQLITE_BUSY || attempt == 1000) exec("PRAGMA journal_mode = WAL");  // throws with the reason
+                std::this_thread::sleep_for(std::chrono::milliseconds(1 + attempt % 7));
+            }
             exec("PRAGMA cache_size = -65536");  // 64 MiB
             exec("PRAGMA synchronous = NORMAL");
             migrate();
