@@ -218,24 +218,24 @@ TEST_CASE("every bit in service at a time is explained by its accept, injection 
                 CHECK(ir->inject_ts <= ts);
                 CHECK((ir->eoi_ts == 0 || ir->eoi_ts >= ts));
                 // the records it names are that vCPU's injection (and EOI) of that vector
-                auto event_of = [&](std::uint64_t record) -> const Event* {
-                    for (const auto& e : L.t.events)
-                        if (e.record == record && e.kind != EventKind::Lost) return &e;
-                    return nullptr;
+                auto event_of = [&](std::uint64_t record) -> std::optional<Event> {
+                    for (const Event e : L.t.events)
+                        if (e.record == record && e.kind != EventKind::Lost) return e;
+                    return std::nullopt;
                 };
-                const Event* inj = event_of(ir->inject_record);
+                const std::optional<Event> inj = event_of(ir->inject_record);
                 REQUIRE(inj);
                 CHECK(inj->kind == EventKind::InjVirq);
                 CHECK(event_vector(*inj) == v);
                 CHECK(inj->vcpu == st.vcpu);
                 if (ir->eoi_ts) {
-                    const Event* eoi = event_of(ir->eoi_record);
+                    const std::optional<Event> eoi = event_of(ir->eoi_record);
                     REQUIRE(eoi);
                     CHECK((eoi->kind == EventKind::Eoi || eoi->kind == EventKind::PvEoi));
                     CHECK(event_vector(*eoi) == v);
                 }
                 if (ir->accept_ts) {
-                    const Event* acc = event_of(ir->accept_record);
+                    const std::optional<Event> acc = event_of(ir->accept_record);
                     REQUIRE(acc);
                     CHECK(acc->kind == EventKind::ApicAcceptIrq);
                     CHECK(event_vector(*acc) == v);

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "edit_events.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -39,15 +40,16 @@ struct Mutation {
     std::set<std::string> catches;  // rules that detect this fault
     // Candidate positions in the event vector.
     std::function<std::vector<std::size_t>(const Trace&)> candidates;
-    std::function<void(Trace&, std::size_t)> apply;
+    std::function<void(std::vector<Event>&, std::size_t)> apply;  // on a copy of the events
 };
 
 // Index of the next event on the same thread after i matching pred, or npos.
-std::size_t next_on_thread(const Trace& t, std::size_t i, const std::function<bool(const Event&)>& pred, std::size_t limit = 64) {
-    for (std::size_t j = i + 1, seen = 0; j < t.events.size() && seen < limit; ++j) {
-        if (t.events[j].tid != t.events[i].tid) continue;
+template <class Events>
+std::size_t next_on_thread(const Events& ev, std::size_t i, const std::function<bool(const Event&)>& pred, std::size_t limit = 64) {
+    for (std::size_t j = i + 1, seen = 0; j < ev.size() && seen < limit; ++j) {
+        if (ev[j].tid != ev[i].tid) continue;
         ++seen;
-        if (pred(t.events[j])) return j;
+        if (pred(ev[j])) return j;
     }
     return std::string::npos;
 }
@@ -57,7 +59,7 @@ std::vector<std::size_t> pv_eoi_pairs(const Trace& t) {
     std::vector<std::size_t> c;
     for (std::size_t i = 0; i + 1 < t.events.size(); ++i)
         if (is(t.events[i], EventKind::Eoi) &&
-            next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) != std::string::npos)
+            next_on_thread(t.events, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) != std::string::npos)
             c.push_back(i);
     return c;
 }
@@ -71,30 +73,30 @@ std::vector<Mutation> mutations() {
                      std::vector<std::size_t> c;
                      for (std::size_t i = 0; i < t.events.size(); ++i)
                          if (is(t.events[i], EventKind::Eoi) && t.events[i].get(slot::eoi_vector).value_or(-1) >= 16 &&
-                             next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) == std::string::npos)
+                             next_on_thread(t.events, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1) == std::string::npos)
                              c.push_back(i);
                      return c;
                  },
-                 [](Trace& t, std::size_t i) { t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i)); }});
+                 [](std::vector<Event>& ev, std::size_t i) { ev.erase(ev.begin() + static_cast<std::ptrdiff_t>(i)); }});
     m.push_back({"drop a PV EOI (kvm_eoi + kvm_pv_eoi)", lost_eoi, pv_eoi_pairs,
-                 [](Trace& t, std::size_t i) {
-                     auto j = next_on_thread(t, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1);
-                     t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(j));
-                     t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i));
+                 [](std::vector<Event>& ev, std::size_t i) {
+                     auto j = next_on_thread(ev, i, [](const Event& e) { return e.kind == EventKind::PvEoi; }, 1);
+                     ev.erase(ev.begin() + static_cast<std::ptrdiff_t>(j));
+                     ev.erase(ev.begin() + static_cast<std::ptrdiff_t>(i));
                  }});
     m.push_back({"drop the kvm_eoi of a PV EOI pair", {"PVEOI-WITHOUT-EOI"}, pv_eoi_pairs,
-                 [](Trace& t, std::size_t i) { t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i)); }});
+                 [](std::vector<Event>& ev, std::size_t i) { ev.erase(ev.begin() + static_cast<std::ptrdiff_t>(i)); }});
     m.push_back({"change an injected vector", {"INJ-NOT-PENDING", "INJ-NOT-HIGHEST", "EOI-NOT-HIGHEST-ISR"},
                  lapic_injections,
-                 [](Trace& t, std::size_t i) {
-                     auto v = t.events[i].get(slot::inj_vector).value_or(0);
-                     t.events[i].set(slot::inj_vector, v == 0xe9 ? 0xe8 : 0xe9);  // a vector Linux never uses here
+                 [](std::vector<Event>& ev, std::size_t i) {
+                     auto v = ev[i].get(slot::inj_vector).value_or(0);
+                     ev[i].set(slot::inj_vector, v == 0xe9 ? 0xe8 : 0xe9);  // a vector Linux never uses here
                  }});
     m.push_back({"duplicate an injection", {"INJ-NOT-PENDING", "INJ-BLOCKED-BY-PPR", "ISR-ORDER"},
                  lapic_injections,
-                 [](Trace& t, std::size_t i) {
-                     Event copy = t.events[i];
-                     t.events.insert(t.events.begin() + static_cast<std::ptrdiff_t>(i) + 1, copy);
+                 [](std::vector<Event>& ev, std::size_t i) {
+                     Event copy = ev[i];
+                     ev.insert(ev.begin() + static_cast<std::ptrdiff_t>(i) + 1, copy);
                  }});
     m.push_back({"drop one IPI destination", {"IPI-MISSING-DEST", "INJ-NOT-PENDING"},
                  [](const Trace& t) {
@@ -103,12 +105,12 @@ std::vector<Mutation> mutations() {
                          const auto& e = t.events[i];
                          const bool send = is(e, EventKind::ApicIpi) || (is(e, EventKind::Hypercall) && e.get(slot::hc_nr) == 10);
                          if (!send) continue;
-                         auto j = next_on_thread(t, i, [](const Event& x) { return x.kind == EventKind::ApicAcceptIrq; }, 3);
+                         auto j = next_on_thread(t.events, i, [](const Event& x) { return x.kind == EventKind::ApicAcceptIrq; }, 3);
                          if (j != std::string::npos) c.push_back(j);
                      }
                      return c;
                  },
-                 [](Trace& t, std::size_t i) { t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i)); }});
+                 [](std::vector<Event>& ev, std::size_t i) { ev.erase(ev.begin() + static_cast<std::ptrdiff_t>(i)); }});
     m.push_back({"drop the accept behind an injection", {"INJ-NOT-PENDING", "IPI-MISSING-DEST"},
                  [](const Trace& t) {
                      // the only accept of that vector for that vCPU since its previous injection
@@ -126,7 +128,7 @@ std::vector<Mutation> mutations() {
                      }
                      return c;
                  },
-                 [](Trace& t, std::size_t i) { t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i)); }});
+                 [](std::vector<Event>& ev, std::size_t i) { ev.erase(ev.begin() + static_cast<std::ptrdiff_t>(i)); }});
     // Swapping an EOI with the injection right after it makes that injection nested
     // (the captures hardly nest on their own: Linux handlers run with interrupts off).
     m.push_back({"swap an EOI with the injection after it", {"EOI-NOT-HIGHEST-ISR", "INJ-BLOCKED-BY-PPR", "ISR-ORDER", "INJ-NOT-HIGHEST", "INJ-NOT-PENDING"},
@@ -135,21 +137,21 @@ std::vector<Mutation> mutations() {
                      for (std::size_t i = 0; i < t.events.size(); ++i) {
                          const auto& e = t.events[i];
                          if (!is(e, EventKind::Eoi) || e.get(slot::eoi_vector).value_or(-1) < 0x40) continue;
-                         if (next_on_thread(t, i, [](const Event& x) { return x.kind == EventKind::PvEoi; }, 1) != std::string::npos)
+                         if (next_on_thread(t.events, i, [](const Event& x) { return x.kind == EventKind::PvEoi; }, 1) != std::string::npos)
                              continue;  // a PV EOI pair is emitted at exit time, not where the guest did it
-                         auto j = next_on_thread(t, i, [](const Event& x) { return real_injection(x) || x.kind == EventKind::Eoi; }, 40);
+                         auto j = next_on_thread(t.events, i, [](const Event& x) { return real_injection(x) || x.kind == EventKind::Eoi; }, 40);
                          if (j != std::string::npos && real_injection(t.events[j]) && t.events[j].get(slot::inj_vector).value_or(0) >= 0x40 &&
                              t.events[j].get(slot::inj_vector) != e.get(slot::eoi_vector))
                              c.push_back(i);
                      }
                      return c;
                  },
-                 [](Trace& t, std::size_t i) {
-                     auto j = next_on_thread(t, i, [](const Event& x) { return real_injection(x); }, 40);
-                     std::swap(t.events[i].kind, t.events[j].kind);
-                     std::swap(t.events[i].f, t.events[j].f);
-                     std::swap(t.events[i].present, t.events[j].present);
-                     std::swap(t.events[i].name_id, t.events[j].name_id);
+                 [](std::vector<Event>& ev, std::size_t i) {
+                     auto j = next_on_thread(ev, i, [](const Event& x) { return real_injection(x); }, 40);
+                     std::swap(ev[i].kind, ev[j].kind);
+                     std::swap(ev[i].f, ev[j].f);
+                     std::swap(ev[i].present, ev[j].present);
+                     std::swap(ev[i].name_id, ev[j].name_id);
                  }});
     return m;
 }
@@ -176,7 +178,7 @@ void for_each_mutant(const std::function<void(const std::string& sample, const M
             for (std::size_t k = 0; k < n; ++k) {
                 const std::size_t at = cands[k * cands.size() / n];
                 Trace t = base;
-                m.apply(t, at);
+                test::edit_events(t, [&](std::vector<Event>& ev) { m.apply(ev, at); });
                 visit(name, m, base, at, replay::replay(t));
             }
         }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "edit_events.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/serial.hpp"
@@ -38,7 +39,7 @@ TEST_CASE("without UART writes printk times with a boot-anchored offset are used
     Trace t = load_trace(sample("pveoi-on.dat"));
     SerialLog exact = read_serial_log(sample("pveoi-on-serial.log"));
     align_serial(t, exact);
-    std::erase_if(t.events, [](const Event& e) { return e.kind == EventKind::Pio; });
+    test::edit_events(t, [](auto& v) { std::erase_if(v, [](const Event& e) { return e.kind == EventKind::Pio; }); });
     SerialLog approx = read_serial_log(sample("pveoi-on-serial.log"));
     align_serial(t, approx);
     CHECK(approx.method.rfind("approximate", 0) == 0);
@@ -105,7 +106,9 @@ TEST_CASE("lines the UART writes miss are placed with an offset fitted on the ex
     align_serial(t, exact);
     // Lose every kvm_pio after the 6th line was written (as a gap or a capture end would).
     const auto cut = exact.lines[5].host_ts->value();
-    std::erase_if(t.events, [cut](const Event& e) { return e.kind == EventKind::Pio && e.ts.value() > cut; });
+    test::edit_events(t, [cut](auto& v) {
+        std::erase_if(v, [cut](const Event& e) { return e.kind == EventKind::Pio && e.ts.value() > cut; });
+    });
     SerialLog log = read_serial_log(sample("pveoi-on-serial.log"));
     align_serial(t, log);
     std::int64_t worst = 0;

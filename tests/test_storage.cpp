@@ -9,6 +9,7 @@
 
 #include <thread>
 
+#include "edit_events.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -273,11 +274,13 @@ TEST_CASE("a stored session reads back as the trace it came from and replays the
             align_serial(t, *log);
         }
         // one real EOI taken out, so there are findings to carry over too
-        for (std::size_t i = t.events.size() / 2; i < t.events.size(); ++i)
-            if (t.events[i].kind == EventKind::Eoi) {
-                t.events.erase(t.events.begin() + static_cast<std::ptrdiff_t>(i));
-                break;
-            }
+        test::edit_events(t, [](std::vector<Event>& ev) {
+            for (std::size_t i = ev.size() / 2; i < ev.size(); ++i)
+                if (ev[i].kind == EventKind::Eoi) {
+                    ev.erase(ev.begin() + static_cast<std::ptrdiff_t>(i));
+                    break;
+                }
+        });
         replay::ReplayOptions o;
         o.collect_details = true;
         const auto r = replay::replay(t, o);

@@ -164,7 +164,9 @@ void attribute(Trace& trace) {
     last_tid = INT32_MIN;
     const ThreadVm* last = nullptr;
     DropWindowFinder drops;  // fused with this pass: a pass of its own costs as much
-    for (auto& e : trace.events) {
+    auto& events = trace.events;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const Event e = events[i];
         drops.next(e);
         if (e.tid.value() != last_tid) {
             last_tid = e.tid.value();
@@ -172,20 +174,20 @@ void attribute(Trace& trace) {
             last = it == thread.end() ? nullptr : &it->second;
         }
         if (!last) continue;
-        e.vm = last->vm;
-        e.vcpu = last->vcpu;
+        VcpuId vcpu = last->vcpu;
         switch (e.kind) {
         case EventKind::ApicAcceptIrq:
         case EventKind::ApicvAcceptIrq:
-            if (auto a = e.get(slot::accept_apicid)) e.vcpu = vcpu_for_apic(e.vm, *a);
+            if (auto a = e.get(slot::accept_apicid)) vcpu = vcpu_for_apic(last->vm, *a);
             break;
         case EventKind::HvSynicSetIrq:
         case EventKind::HvSynicSendEoi:
         case EventKind::WaitLapicExpire:
-            if (auto v = e.get(0)) e.vcpu = VcpuId(static_cast<std::int32_t>(*v));
+            if (auto v = e.get(0)) vcpu = VcpuId(static_cast<std::int32_t>(*v));
             break;
         default: break;
         }
+        events.set_owner(i, last->vm, vcpu);
     }
     trace.drop_window_starts = drops.take();
 }

@@ -122,15 +122,8 @@ private:
     bool timed_out_ = false;
 };
 
-// Numbers the records of a decoded, time-ordered batch and hands it to the trace.
 void adopt(Batch& b, Trace& t) {
-    std::uint64_t record = 0;
-    for (auto& e : b.events) {
-        e.record = record;
-        record += e.kind != EventKind::Lost;
-    }
     t.events = std::move(b.events);
-    t.raw = std::move(b.raw);
 }
 
 // Decodes all streams' records in (timestamp, stream) order — the order trace-cmd
@@ -270,7 +263,6 @@ Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
         }
         if (first_error) throw *first_error;
         Batch b;
-        b.events.reserve(layout.estimated_events);
         decode_merged(streams, layout, *decoder, b);
         adopt(b, t);
     } else {
@@ -278,10 +270,11 @@ Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
     }
 
     tep_handle* tep = tracecmd_get_tep(top.get());
-    for (const auto& e : t.events) {
-        if (e.tid.value() < 0 || t.comms.count(e.tid.value())) continue;
-        const char* comm = tep_data_comm_from_pid(tep, e.tid.value());
-        t.comms[e.tid.value()] = comm ? comm : "<...>";
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const std::int32_t tid = t.events.tid(i).value();
+        if (tid < 0 || t.comms.count(tid)) continue;
+        const char* comm = tep_data_comm_from_pid(tep, tid);
+        t.comms[tid] = comm ? comm : "<...>";
     }
     if (t.events.empty() && layout.data_bytes > 0)
         throw InputError(path, {InputPosition::Unit::Byte, layout.data_offset}, "trace data present but no record could be decoded");

@@ -272,7 +272,6 @@ DatLayout validate_dat(const std::string& path) {
     else c.fail(10, "unsupported trace.dat version \"" + version + "\" (6 and 7 are supported)");
     // kvm records take 24-40 bytes in a page; compressed data expands ~7x. Reserving
     // a little too much costs only address space; too little costs a full copy.
-    l.estimated_events = static_cast<std::size_t>(l.data_bytes / 24 * (l.compressed ? 7 : 1));
     return l;
 }
 

@@ -32,7 +32,6 @@ struct DatLayout {
     std::string compression;          // e.g. "zstd"
     std::uint64_t data_offset = 0;    // first byte of CPU data
     std::uint64_t data_bytes = 0;     // bytes of CPU data (all buffers, as stored)
-    std::size_t estimated_events = 0; // for reserving memory
 };
 
 // True when the file starts with the trace.dat magic.

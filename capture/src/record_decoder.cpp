@@ -194,6 +194,7 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
         lost.ts = TimestampNs(static_cast<std::int64_t>(rec.ts));
         lost.cpu = HostCpu(rec.cpu);
         lost.set(slot::lost_count, rec.missed > 0 ? rec.missed : -1);
+        lost.record = out.next_record;
         out.events.push_back(lost);
     }
     const TypeInfo& ti = type(static_cast<int>(read_field(common_type_, rec.data)));
@@ -203,10 +204,10 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
     e.tid = Tid(static_cast<std::int32_t>(read_field(common_pid_, rec.data)));
     e.kind = ti.kind;
     e.name_id = ti.name_id;
-    if (ti.kind == EventKind::Other) {
-        e.raw_off = static_cast<std::uint32_t>(out.raw.size());
+    e.record = out.next_record++;
+    if (ti.kind == EventKind::Other) {  // not copied: where it is in the file is enough (capture/README.md)
+        e.raw_off = rec.offset;
         e.raw_len = static_cast<std::uint32_t>(rec.size);
-        out.raw.append(static_cast<const char*>(rec.data), e.raw_len);
     } else if (ti.plain) {
         for (std::size_t i = 0; i < kMaxFields; ++i) {
             const tep_format_field* f = ti.slot_fields[i];

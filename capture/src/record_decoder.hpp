@@ -15,10 +15,10 @@ struct tep_format_field;
 
 namespace irqflow {
 
-// Events decoded from one stream (or a whole file), before they are merged.
+// Events decoded in time order, numbered as they come (Event::record).
 struct Batch {
-    EventVector events;  // Event::record is assigned when batches are merged
-    std::string raw;            // payloads of Other events (Event::raw_off indexes it)
+    EventStore events;
+    std::uint64_t next_record = 0;
 };
 
 // Resolves every event type of the file once (kind, name, field handles), interning

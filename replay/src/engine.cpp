@@ -9,7 +9,7 @@ namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
     : t_(t), o_(o), model_(t, semantics), observers_(model_, o_, r_), checks_(make_checks(model_)),
-      ctx_{t_.events, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()) {
+      ctx_{recent_, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()) {
     r_.semantics = semantics;
     for (const auto& c : checks_) {
         const auto s = c->subscriptions();
@@ -49,8 +49,9 @@ void Engine::run() {
     for (std::size_t i = 0; i < n; ++i) {
         if (i >= drops.next_start())
             for (std::size_t k = drops.opening_before(i); k > 0; --k) model_.drop_window_opens();
-        const Event& e = t_.events[i];
+        const Event e = t_.events[i];
         handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+        recent_.push(e);
     }
     observers_.finish_eois(model_);
     model_.finish();

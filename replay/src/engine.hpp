@@ -42,6 +42,7 @@ private:
     Model model_;
     Observers observers_;
     std::vector<std::unique_ptr<Check>> checks_;
+    RecentEvents recent_;
     RuleContext ctx_;
     // per event kind: the checks subscribed before / after the model applies it
     std::array<std::vector<Check*>, kKinds> before_, after_;

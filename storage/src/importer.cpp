@@ -41,13 +41,14 @@ void insert_events(sqlite3* db, std::int64_t id, const Trace& t, const std::func
         s.bind(base + 7, static_cast<std::int64_t>(e.name_id));
         for (int f = 0; f < static_cast<int>(kMaxFields); ++f) s.bind(base + 8 + f, e.get(f));
     };
-    std::vector<const Event*> tail;
-    for (const auto& e : t.events) {
+    std::vector<std::size_t> tail;
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const Event e = t.events[i];
         if (e.kind == EventKind::Lost) {
             gap.bind(1, id).bind(2, e.ts.value()).bind(3, e.cpu.value()).bind(4, e.f[slot::lost_count]).bind(5, e.record).run();
         } else {
             bind_row(batch, in_batch * kCols, e);
-            tail.push_back(&e);
+            tail.push_back(i);
             if (++in_batch == kBatch) {
                 batch.run();
                 in_batch = 0;
@@ -56,8 +57,8 @@ void insert_events(sqlite3* db, std::int64_t id, const Trace& t, const std::func
         }
         if (++p.done % 65536 == 0 && progress) progress(p);
     }
-    for (const Event* e : tail) {  // the last partial batch, one row at a time
-        bind_row(single, 0, *e);
+    for (std::size_t i : tail) {  // the last partial batch, one row at a time
+        bind_row(single, 0, t.events[i]);
         single.run();
     }
     // which f-column holds which field, per event name (for anyone writing SQL)

@@ -9,7 +9,6 @@
 namespace irqflow::storage {
 namespace {
 
-constexpr std::uint64_t kMinRowBytes = 16;  // an event_rows row: rowid, ts, cpu, tid, name id, record header
 // KVM's vCPU ids are below KVM_MAX_VCPU_IDS (4096 on x86); leave room for other hosts.
 constexpr std::int64_t kMaxStoredVcpuId = (1 << 20) - 1;
 
@@ -90,15 +89,7 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
         }
     }
     ImportProgress p{0, static_cast<std::uint64_t>(std::max<std::int64_t>(out.info.events, 0))};
-    // The stored count is a hint, not a size to trust: a damaged or hand-edited row must
-    // not make the loader allocate more than the file could hold (each stored event row
-    // takes well over kMinRowBytes in the file).
-    std::uint64_t file_bytes = 0;
-    {
-        Stmt fb(db_, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
-        if (fb.row()) file_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(fb.i64(0), 0));
-    }
-    t.events.reserve(std::min<std::uint64_t>(p.total, file_bytes / kMinRowBytes));
+    // (The stored count is only a progress hint: the event store grows as rows arrive.)
     Stmt rows(db_, "SELECT rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7 FROM event_rows "
                    "WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid");
     rows.bind(1, id << 40).bind(2, (id + 1) << 40);

@@ -50,11 +50,11 @@ int main(int argc, char** argv) {
     std::uint64_t sum_events = 0;
     for (const auto& f : files) {
         std::uint64_t events = 0;
-        std::size_t bytes = 0;  // memory the loaded trace holds: events + raw payloads
+        std::size_t bytes = 0;  // memory the loaded trace holds: the event store + text payloads
         const double ours = best_of(repeat, [&] {
             irqflow::Trace t = irqflow::load_trace(f);
             events = t.records();
-            bytes = t.events.capacity() * sizeof(irqflow::Event) + t.raw.capacity();
+            bytes = t.events.memory_bytes() + t.raw.capacity();
         });
         const std::string cmd = "trace-cmd report '" + f + "' > /dev/null 2>&1";
         const double report = best_of(std::max(1, repeat / 2), [&] {

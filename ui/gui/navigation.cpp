@@ -137,10 +137,10 @@ std::optional<std::int64_t> find_next(const Timeline& tl, const Filter& f, JumpT
 
 std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record) {
     const auto& ev = trace.events;
-    auto it = std::lower_bound(ev.begin(), ev.end(), record, [](const Event& e, std::uint64_t r) { return e.record < r; });
-    while (it != ev.end() && it->kind == EventKind::Lost) ++it;  // a gap marker shares its record's number
-    if (it == ev.end() || it->record != record) return std::nullopt;
-    return it->ts.value();
+    std::size_t i = ev.lower_bound_record(record);
+    while (i < ev.size() && ev.kind(i) == EventKind::Lost) ++i;  // a gap marker shares its record's number
+    if (i == ev.size() || ev.record(i) != record) return std::nullopt;
+    return ev.ts(i).value();
 }
 
 std::optional<std::int64_t> parse_time(std::string_view s) {

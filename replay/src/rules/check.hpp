@@ -5,7 +5,6 @@
 // state and writes nothing but findings.
 #pragma once
 #include <memory>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "../model/model.hpp"
 #include "../model/registers.hpp"
 #include "../observe/evidence.hpp"
+#include "recent_events.hpp"
 #include "irqflow/replay/finding.hpp"
 #include "irqflow/replay/replay.hpp"
 
@@ -21,7 +21,7 @@ namespace irqflow::replay {
 
 // What a check may read, and where its findings go.
 struct RuleContext {
-    std::span<const Event> events;  // the trace, in order: the events a check is handed are in it
+    const RecentEvents& recent;  // the events before the one being checked
     const Model& model;
     const Evidence& evidence;
     const ReplayOptions& options;

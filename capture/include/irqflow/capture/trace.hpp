@@ -9,11 +9,10 @@
 #include <vector>
 
 #include "irqflow/capture/event.hpp"
+#include "irqflow/capture/event_store.hpp"
 
 namespace irqflow {
 
-// The event array of a trace (~112 bytes per event).
-using EventVector = std::vector<Event>;
 
 struct TraceMeta {
     std::string source;          // file name as given
@@ -48,10 +47,9 @@ struct VmInfo {
 class Trace {
 public:
     TraceMeta meta;
-    EventVector events;
+    EventStore events;
     std::vector<VmInfo> vms;
-    // Payload of Other events: the record's binary data (trace.dat) or the printed
-    // info text (text readers). Event::raw_off/raw_len index it.
+    // Text readers: the printed info of Other events (Event::raw_off/raw_len index it).
     std::string raw;
     // Host thread names as the source recorded them (cmdlines / report task column).
     std::unordered_map<std::int32_t, std::string> comms;
@@ -66,7 +64,11 @@ public:
     std::uint16_t intern(std::string_view name);
     const std::string& name(std::uint16_t id) const { return names_[id]; }
     std::size_t name_count() const { return names_.size(); }
-    std::string_view raw_of(const Event& e) const { return std::string_view(raw).substr(e.raw_off, e.raw_len); }
+    // The printed info of a text source's Other event; empty for trace.dat events.
+    std::string_view raw_of(const Event& e) const {
+        if (e.raw_off > raw.size()) return {};
+        return std::string_view(raw).substr(e.raw_off, e.raw_len);
+    }
 
     // Event name → count, Lost markers excluded (they are not records).
     std::map<std::string, std::uint64_t> counts_by_name() const;
