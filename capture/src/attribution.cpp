@@ -72,8 +72,16 @@ std::vector<VcpuInfo> vcpus_from_apic_ids(const Trace& trace) {
 void attribute(Trace& trace) {
     // 1. vCPU threads.
     std::map<std::int32_t, std::int32_t> vcpu_of_tid;  // ordered by tid
-    for (const auto& e : trace.events)
-        if (auto id = own_vcpu_id(e)) vcpu_of_tid.emplace(e.tid.value(), static_cast<std::int32_t>(*id));
+    const EventStore& events = trace.events;
+    std::unordered_map<std::int32_t, bool> seen_tid;  // one vCPU id per thread: its first entry/exit names it
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const EventKind k = events.kind(i);
+        if (k != EventKind::Entry && k != EventKind::Exit) continue;
+        const std::int32_t tid = events.tid(i).value();
+        if (!seen_tid.emplace(tid, true).second) continue;
+        if (auto id = own_vcpu_id(events[i])) vcpu_of_tid.emplace(tid, static_cast<std::int32_t>(*id));
+        else seen_tid.erase(tid);  // a record without the field: a later one may name it
+    }
 
     // 1b. An excerpt without kvm_entry/kvm_exit (a hang report pasting the accepts that
     // repeat) still names its vCPUs: by the APIC ids accepts and EOIs carry.
@@ -126,22 +134,25 @@ void attribute(Trace& trace) {
     std::vector<bool> kvm_name(trace.name_count());
     for (std::size_t i = 0; i < kvm_name.size(); ++i) kvm_name[i] = trace.name(static_cast<std::uint16_t>(i)).rfind("kvm", 0) == 0;
     std::int32_t last_tid = INT32_MIN;  // events come in runs per thread: skip repeated lookups
-    for (const auto& e : trace.events) {
-        if (e.kind == EventKind::Lost || e.tid.value() < 0 || e.tid.value() == last_tid) continue;
-        if (e.kind == EventKind::Other && !kvm_name[e.name_id]) continue;
-        last_tid = e.tid.value();
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const EventKind kind = events.kind(i);
+        const std::int32_t tid = events.tid(i).value();
+        if (kind == EventKind::Lost || tid < 0 || tid == last_tid) continue;
+        if (kind == EventKind::Other && !kvm_name[events.name_id(i)]) continue;
+        last_tid = tid;
         if (thread.count(last_tid)) continue;
-        ThreadVm tv{nearest_vm(e.tid.value()), kUnknownVcpu};
-        thread[e.tid.value()] = tv;
-        if (tv.vm != kUnknownVm) trace.vms[static_cast<std::size_t>(tv.vm.value())].other_threads.push_back(e.tid);
+        ThreadVm tv{nearest_vm(tid), kUnknownVcpu};
+        thread[tid] = tv;
+        if (tv.vm != kUnknownVm) trace.vms[static_cast<std::size_t>(tv.vm.value())].other_threads.push_back(Tid(tid));
     }
 
     // 4. APIC ids learnt from EOIs, which always run on the vCPU's own thread.
     std::map<std::pair<std::int32_t, std::int32_t>, VcpuInfo*> vcpu_info;  // (vm, vcpu)
     for (auto& vm : trace.vms)
         for (auto& v : vm.vcpus) vcpu_info.emplace(std::pair{vm.id.value(), v.id.value()}, &v);
-    for (const auto& e : trace.events) {
-        if (e.kind != EventKind::Eoi && e.kind != EventKind::PvEoi) continue;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        if (events.kind(i) != EventKind::Eoi && events.kind(i) != EventKind::PvEoi) continue;
+        const Event e = events[i];
         auto it = thread.find(e.tid.value());
         auto apic = e.get(slot::eoi_apicid);
         if (it == thread.end() || it->second.vcpu == kUnknownVcpu || !apic) continue;
@@ -164,30 +175,30 @@ void attribute(Trace& trace) {
     last_tid = INT32_MIN;
     const ThreadVm* last = nullptr;
     DropWindowFinder drops;  // fused with this pass: a pass of its own costs as much
-    auto& events = trace.events;
     for (std::size_t i = 0; i < events.size(); ++i) {
-        const Event e = events[i];
-        drops.next(e);
-        if (e.tid.value() != last_tid) {
-            last_tid = e.tid.value();
+        const EventKind kind = events.kind(i);
+        const std::int32_t tid = events.tid(i).value();
+        drops.next(kind, events.cpu(i));
+        if (tid != last_tid) {
+            last_tid = tid;
             auto it = thread.find(last_tid);
             last = it == thread.end() ? nullptr : &it->second;
         }
         if (!last) continue;
         VcpuId vcpu = last->vcpu;
-        switch (e.kind) {
+        switch (kind) {
         case EventKind::ApicAcceptIrq:
         case EventKind::ApicvAcceptIrq:
-            if (auto a = e.get(slot::accept_apicid)) vcpu = vcpu_for_apic(last->vm, *a);
+            if (auto a = events[i].get(slot::accept_apicid)) vcpu = vcpu_for_apic(last->vm, *a);
             break;
         case EventKind::HvSynicSetIrq:
         case EventKind::HvSynicSendEoi:
         case EventKind::WaitLapicExpire:
-            if (auto v = e.get(0)) vcpu = VcpuId(static_cast<std::int32_t>(*v));
+            if (auto v = events[i].get(0)) vcpu = VcpuId(static_cast<std::int32_t>(*v));
             break;
         default: break;
         }
-        events.set_owner(i, last->vm, vcpu);
+        trace.events.set_owner(i, last->vm, vcpu);
     }
     trace.drop_window_starts = drops.take();
 }

@@ -16,8 +16,8 @@ std::uint16_t Trace::intern(std::string_view name) {
 
 std::map<std::string, std::uint64_t> Trace::counts_by_name() const {
     std::vector<std::uint64_t> by_id(names_.size(), 0);
-    for (const auto& e : events)
-        if (e.kind != EventKind::Lost) ++by_id[e.name_id];
+    for (std::size_t i = 0; i < events.size(); ++i)
+        if (events.kind(i) != EventKind::Lost) ++by_id[events.name_id(i)];
     std::map<std::string, std::uint64_t> out;
     for (std::size_t i = 0; i < by_id.size(); ++i)
         if (by_id[i]) out[names_[i]] = by_id[i];
@@ -26,14 +26,17 @@ std::map<std::string, std::uint64_t> Trace::counts_by_name() const {
 
 std::uint64_t Trace::lost_events() const {
     std::uint64_t n = 0;
-    for (const auto& e : events)
-        if (e.kind == EventKind::Lost && e.f[slot::lost_count] > 0) n += static_cast<std::uint64_t>(e.f[slot::lost_count]);
+    for (std::size_t i = 0; i < events.size(); ++i)
+        if (events.kind(i) == EventKind::Lost) {
+            const std::int64_t lost = events[i].f[slot::lost_count];
+            if (lost > 0) n += static_cast<std::uint64_t>(lost);
+        }
     return n;
 }
 
 std::uint64_t Trace::lost_markers() const {
     std::uint64_t n = 0;
-    for (const auto& e : events) n += e.kind == EventKind::Lost;
+    for (std::size_t i = 0; i < events.size(); ++i) n += events.kind(i) == EventKind::Lost;
     return n;
 }
 

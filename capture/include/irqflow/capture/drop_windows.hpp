@@ -16,11 +16,12 @@ class Trace;
 // event (0 when the CPU had none, or an id no host has).
 class DropWindowFinder {
 public:
-    void next(const Event& e) {
-        const std::int32_t cpu = e.cpu.value();
+    void next(const Event& e) { next(e.kind, e.cpu); }
+    void next(EventKind kind, HostCpu host_cpu) {
+        const std::int32_t cpu = host_cpu.value();
         const bool known = cpu >= 0 && cpu < kMaxCpu;
         const auto c = static_cast<std::size_t>(cpu);
-        if (e.kind == EventKind::Lost) {
+        if (kind == EventKind::Lost) {
             starts_.push_back(known && c < after_last_.size() ? after_last_[c] : 0);
         } else if (known) {
             if (c >= after_last_.size()) after_last_.resize(c + 1, 0);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <span>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "irqflow/capture/event.hpp"
@@ -26,12 +27,18 @@ class BlockArray {
 public:
     static constexpr std::size_t kShift = 16, kBlock = std::size_t{1} << kShift, kMask = kBlock - 1;
     BlockArray() = default;
-    BlockArray(BlockArray&&) noexcept = default;
-    BlockArray& operator=(BlockArray&&) noexcept = default;
+    BlockArray(BlockArray&& o) noexcept
+        : blocks_(std::move(o.blocks_)), last_(std::exchange(o.last_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+    BlockArray& operator=(BlockArray&& o) noexcept {
+        blocks_ = std::move(o.blocks_);
+        last_ = std::exchange(o.last_, nullptr);
+        size_ = std::exchange(o.size_, 0);
+        return *this;
+    }
     BlockArray(const BlockArray& o) : size_(o.size_) {
         for (const auto& b : o.blocks_) {
-            blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
-            std::copy(b.get(), b.get() + kBlock, blocks_.back().get());
+            grow();
+            std::copy(b.get(), b.get() + kBlock, last_);
         }
     }
     BlockArray& operator=(const BlockArray& o) {
@@ -42,27 +49,36 @@ public:
     const T& operator[](std::size_t i) const { return blocks_[i >> kShift][i & kMask]; }
     T& operator[](std::size_t i) { return blocks_[i >> kShift][i & kMask]; }
     void push_back(T v) {
-        if ((size_ & kMask) == 0) blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
-        blocks_[size_ >> kShift][size_ & kMask] = v;
+        if ((size_ & kMask) == 0) grow();
+        last_[size_ & kMask] = v;
         ++size_;
     }
-    // Room for n contiguous elements at the end (skipping the rest of a block that cannot
-    // hold them); returns where they go. n ≤ kBlock.
+    // n contiguous elements at the end (skipping the rest of a block that cannot hold
+    // them); returns where they went. n ≤ kBlock.
     std::size_t append_contiguous(const T* v, std::size_t n) {
-        if (n && ((size_ + n - 1) >> kShift) != (size_ >> kShift)) size_ = (size_ + kMask) & ~kMask;  // next block
+        if (n == 0) return size_;
+        if (((size_ + n - 1) >> kShift) != (size_ >> kShift)) size_ = (size_ + kMask) & ~kMask;  // next block
+        if ((size_ & kMask) == 0) grow();
         const std::size_t at = size_;
-        for (std::size_t k = 0; k < n; ++k) push_back(v[k]);
+        std::copy(v, v + n, last_ + (at & kMask));
+        size_ += n;
         return at;
     }
     const T* data_at(std::size_t i) const { return &blocks_[i >> kShift][i & kMask]; }
     void clear() {
         blocks_.clear();
+        last_ = nullptr;
         size_ = 0;
     }
     std::size_t bytes() const { return blocks_.size() * kBlock * sizeof(T) + blocks_.capacity() * sizeof(void*); }
 
 private:
+    void grow() {
+        blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
+        last_ = blocks_.back().get();
+    }
     std::vector<std::unique_ptr<T[]>> blocks_;
+    T* last_ = nullptr;  // the block being filled
     std::size_t size_ = 0;
 };
 

@@ -1,0 +1,115 @@
+// The scale table of one run on a big real trace.dat (make_big_dat: a sample repeated):
+// events/s of `irqflow stats` next to `trace-cmd report > /dev/null` on the same file, and
+// peak resident memory per event of `stats`, `check` and `import`. Ratios and per-event
+// figures only; nothing is asserted.
+//
+//   bench_scale --events N [--keep] [--only stats,check,import,report]
+//     (IRQFLOW, MAKE_BIG_DAT and the sample come from the build; the file is
+//      $TMPDIR/irqflow-bench-N.dat, made once and kept with --keep)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Run {
+    double seconds = 0;
+    long max_rss_kb = 0;
+    int status = 0;
+};
+
+// Runs argv with stdout to /dev/null; wall time and the child's peak RSS (wait4).
+Run run(const std::vector<std::string>& argv) {
+    std::fflush(stdout);
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
+        std::vector<char*> a;
+        for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
+        a.push_back(nullptr);
+        execvp(a[0], a.data());
+        _exit(127);
+    }
+    Run r;
+    rusage ru{};
+    wait4(pid, &r.status, 0, &ru);
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    r.max_rss_kb = ru.ru_maxrss;
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::uint64_t events = 10'000'000;
+    bool keep = false;
+    std::string only = "report,stats,check,import";
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--events" && i + 1 < argc) events = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--keep") keep = true;
+        else if (a == "--only" && i + 1 < argc) only = argv[++i];
+    }
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string dir = tmp ? tmp : "/tmp";
+    const std::string file = dir + "/irqflow-bench-" + std::to_string(events) + ".dat";
+    if (!std::filesystem::exists(file)) {
+        const Run m = run({MAKE_BIG_DAT, "--events", std::to_string(events), IRQFLOW_SAMPLE, file});
+        if (m.status != 0) {
+            std::fprintf(stderr, "bench_scale: make_big_dat failed\n");
+            return 1;
+        }
+    }
+    std::uint64_t exact = 0;
+    if (std::FILE* f = std::fopen((file + ".events").c_str(), "r")) {
+        if (std::fscanf(f, "%llu", reinterpret_cast<unsigned long long*>(&exact)) != 1) exact = 0;
+        std::fclose(f);
+    }
+    if (exact == 0) {
+        std::fprintf(stderr, "bench_scale: %s.events missing (make_big_dat writes it)\n", file.c_str());
+        return 1;
+    }
+    std::printf("bench_scale: %s (%llu events, %.0f MB)\n", file.c_str(), static_cast<unsigned long long>(exact),
+                static_cast<double>(std::filesystem::file_size(file)) / 1e6);
+    std::printf("%-8s %10s %14s %10s %12s\n", "what", "seconds", "events/s", "peak MB", "bytes/event");
+    const double n = static_cast<double>(exact);
+    double report_s = 0, stats_s = 0;
+    auto row = [&](const char* what, const Run& r) {
+        std::printf("%-8s %10.2f %14.0f %10.0f %12.1f%s\n", what, r.seconds, n / r.seconds, static_cast<double>(r.max_rss_kb) / 1024,
+                    static_cast<double>(r.max_rss_kb) * 1024 / n, WIFEXITED(r.status) && WEXITSTATUS(r.status) <= 1 ? "" : "  (failed)");
+    };
+    auto wanted = [&](const char* w) { return only.find(w) != std::string::npos; };
+    if (wanted("report")) {
+        const Run r = run({"trace-cmd", "report", file});
+        report_s = r.seconds;
+        row("report", r);
+    }
+    if (wanted("stats")) {
+        const Run r = run({IRQFLOW, "stats", file});
+        stats_s = r.seconds;
+        row("stats", r);
+    }
+    if (wanted("check")) row("check", run({IRQFLOW, "check", file}));
+    if (wanted("import")) {
+        const std::string db = dir + "/irqflow-bench-scale.db";
+        std::filesystem::remove(db);
+        std::filesystem::remove(db + "-wal");
+        std::filesystem::remove(db + "-shm");
+        row("import", run({IRQFLOW, "import", "--db", db, file}));
+        std::filesystem::remove(db);
+    }
+    if (report_s > 0 && stats_s > 0) std::printf("ingest (stats) vs trace-cmd report: %.1fx\n", report_s / stats_s);
+    if (!keep) {
+        std::filesystem::remove(file);
+        std::filesystem::remove(file + ".events");
+    }
+    return 0;
+}
