@@ -9,13 +9,11 @@
 // thread ids: QEMU starts its vCPU threads in index order, so in tid order a new VM
 // begins whenever the vCPU index does not increase. Threads that never enter a guest
 // (I/O threads) join the VM whose vCPU threads are closest in tid.
-#include <algorithm>
-#include <map>
-#include <set>
-#include <string>
-#include <unordered_map>
+#include "irqflow/capture/attribution.hpp"
 
-#include "irqflow/capture/drop_windows.hpp"
+#include <algorithm>
+#include <string>
+
 #include "irqflow/capture/readers.hpp"
 
 namespace irqflow {
@@ -25,74 +23,74 @@ namespace {
 // accept is not made a vCPU of its own.
 constexpr std::int64_t kMaxInferredApicId = 4095;
 
-struct ThreadVm {
-    VmId vm = kUnknownVm;
-    VcpuId vcpu = kUnknownVcpu;
-};
-
 std::optional<std::int64_t> own_vcpu_id(const Event& e) {
     if (e.kind == EventKind::Entry) return e.get(slot::entry_vcpu_id);
     if (e.kind == EventKind::Exit) return e.get(slot::exit_vcpu_id);
     return std::nullopt;
 }
 
-// vCPUs when no thread names the vCPU it runs: one per APIC id an accept or EOI names
-// (vCPU id = APIC id, as KVM assigns them by default). A thread that EOIs with an APIC
-// id runs that vCPU (EOIs run on the vCPU's own thread); so does the only thread that
-// injects when the accepts name a single APIC id. The others never ran in the excerpt
-// (no thread: Tid -1).
-std::vector<VcpuInfo> vcpus_from_apic_ids(const Trace& trace) {
-    std::map<std::int64_t, VcpuInfo> by_apic;
-    std::set<std::int32_t> injectors;
-    for (const auto& e : trace.events) {
-        std::optional<std::int64_t> apic;
-        if (e.kind == EventKind::ApicAcceptIrq || e.kind == EventKind::ApicvAcceptIrq) apic = e.get(slot::accept_apicid);
-        if (e.kind == EventKind::Eoi || e.kind == EventKind::PvEoi) apic = e.get(slot::eoi_apicid);
-        if (e.kind == EventKind::InjVirq && e.tid.value() >= 0) injectors.insert(e.tid.value());
-        if (!apic || *apic < 0 || *apic > kMaxInferredApicId) continue;
-        auto& v = by_apic[*apic];
-        v.id = VcpuId(static_cast<std::int32_t>(*apic));
-        v.apic = ApicId(static_cast<std::uint32_t>(*apic));
-        v.apic_from_trace = true;
-        if ((e.kind == EventKind::Eoi || e.kind == EventKind::PvEoi) && v.tid.value() < 0) v.tid = e.tid;
-    }
-    if (by_apic.size() == 1 && injectors.size() == 1 && by_apic.begin()->second.tid.value() < 0)
-        by_apic.begin()->second.tid = Tid(*injectors.begin());
-    std::vector<VcpuInfo> out;
-    std::set<std::int32_t> tids;
-    for (auto& [apic, v] : by_apic) {
-        if (v.tid.value() >= 0 && !tids.insert(v.tid.value()).second) v.tid = Tid(-1);  // one thread, one vCPU
-        out.push_back(v);
-    }
-    return out;
-}
+bool is_accept(EventKind k) { return k == EventKind::ApicAcceptIrq || k == EventKind::ApicvAcceptIrq; }
+bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; }
 
 }  // namespace
 
-void attribute(Trace& trace) {
-    // 1. vCPU threads.
-    std::map<std::int32_t, std::int32_t> vcpu_of_tid;  // ordered by tid
-    const EventStore& events = trace.events;
-    std::unordered_map<std::int32_t, bool> seen_tid;  // one vCPU id per thread: its first entry/exit names it
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const EventKind k = events.kind(i);
-        if (k != EventKind::Entry && k != EventKind::Exit) continue;
-        const std::int32_t tid = events.tid(i).value();
-        if (!seen_tid.emplace(tid, true).second) continue;
-        if (auto id = own_vcpu_id(events[i])) vcpu_of_tid.emplace(tid, static_cast<std::int32_t>(*id));
-        else seen_tid.erase(tid);  // a record without the field: a later one may name it
+bool Attributor::learns_fields(EventKind k) {
+    return k == EventKind::Entry || k == EventKind::Exit || is_accept(k) || is_eoi(k);
+}
+
+bool Attributor::owner_reads_fields(EventKind k) {
+    return is_accept(k) || k == EventKind::HvSynicSetIrq || k == EventKind::HvSynicSendEoi || k == EventKind::WaitLapicExpire;
+}
+
+// Only threads doing KVM work belong to a VM (not every process traced alongside).
+bool Attributor::kvm_work(const Event& e) {
+    if (e.kind != EventKind::Other) return true;
+    if (e.name_id >= kvm_name_.size()) kvm_name_.resize(names_.name_count(), -1);
+    if (e.name_id >= kvm_name_.size()) return false;
+    signed char& k = kvm_name_[e.name_id];
+    if (k < 0) k = names_.name(e.name_id).rfind("kvm", 0) == 0;
+    return k != 0;
+}
+
+void Attributor::learn(const Event& e) {
+    drops_.next(e.kind, e.cpu);
+    if (e.kind == EventKind::Lost) return;
+    const std::int32_t tid = e.tid.value();
+    // threads doing KVM work, in order of appearance (events come in runs per thread)
+    if (tid >= 0 && tid != last_learnt_tid_ && kvm_work(e)) {
+        last_learnt_tid_ = tid;
+        if (kvm_thread_seen_.insert(tid).second) kvm_threads_.push_back(tid);
     }
+    if (e.kind == EventKind::InjVirq && tid >= 0 && tid != last_injector_) {
+        last_injector_ = tid;
+        injectors_.insert(tid);
+    }
+    if (!learns_fields(e.kind)) return;
+    if (auto id = own_vcpu_id(e)) vcpu_of_tid_.try_emplace(tid, static_cast<std::int32_t>(*id));
+    // vCPUs by APIC id, in case no thread names the vCPU it runs: one per APIC id an
+    // accept or EOI names (vCPU id = APIC id, KVM's default). A thread that EOIs with an
+    // APIC id runs that vCPU (EOIs run on the vCPU's own thread).
+    std::optional<std::int64_t> apic;
+    if (is_accept(e.kind)) apic = e.get(slot::accept_apicid);
+    if (is_eoi(e.kind)) {
+        apic = e.get(slot::eoi_apicid);
+        if (apic) eoi_apic_of_tid_.try_emplace(tid, *apic);
+    }
+    if (!apic || *apic < 0 || *apic > kMaxInferredApicId) return;
+    auto& v = by_apic_[*apic];
+    v.id = VcpuId(static_cast<std::int32_t>(*apic));
+    v.apic = ApicId(static_cast<std::uint32_t>(*apic));
+    v.apic_from_trace = true;
+    if (is_eoi(e.kind) && v.tid.value() < 0) v.tid = e.tid;
+}
 
-    // 1b. An excerpt without kvm_entry/kvm_exit (a hang report pasting the accepts that
-    // repeat) still names its vCPUs: by the APIC ids accepts and EOIs carry.
-    std::vector<VcpuInfo> inferred;
-    if (vcpu_of_tid.empty()) inferred = vcpus_from_apic_ids(trace);
-
-    // 2. VMs from tid order.
+void Attributor::finish(Trace& trace) {
+    // VMs from tid order (vCPU threads sorted by tid).
+    std::vector<std::pair<std::int32_t, std::int32_t>> vcpu_threads(vcpu_of_tid_.begin(), vcpu_of_tid_.end());
+    std::sort(vcpu_threads.begin(), vcpu_threads.end());
     trace.vms.clear();
-    std::unordered_map<std::int32_t, ThreadVm> thread;
     std::int32_t prev = -1;
-    for (auto [tid, vcpu] : vcpu_of_tid) {
+    for (auto [tid, vcpu] : vcpu_threads) {
         if (trace.vms.empty() || vcpu <= prev) {
             VmInfo vm;
             vm.id = VmId(static_cast<std::int32_t>(trace.vms.size()));
@@ -101,22 +99,31 @@ void attribute(Trace& trace) {
         prev = vcpu;
         auto& vm = trace.vms.back();
         vm.vcpus.push_back({VcpuId(vcpu), Tid(tid), ApicId(static_cast<std::uint32_t>(vcpu)), false});
-        thread[tid] = {vm.id, VcpuId(vcpu)};
+        thread_[tid] = {vm.id, VcpuId(vcpu)};
     }
 
-    if (!inferred.empty()) {
-        trace.meta.warnings.push_back("no kvm_entry/kvm_exit: " + std::to_string(inferred.size()) +
-                                      " vCPU(s) inferred from the APIC ids that accepts and EOIs name (vCPU id = APIC id)");
+    // An excerpt without kvm_entry/kvm_exit (a hang report pasting the accepts that
+    // repeat) still names its vCPUs: by the APIC ids accepts and EOIs carry. The only
+    // injecting thread runs the vCPU when the accepts name a single APIC id; vCPUs with
+    // no thread did not run in the excerpt (Tid -1).
+    if (vcpu_threads.empty() && !by_apic_.empty()) {
+        if (by_apic_.size() == 1 && injectors_.size() == 1 && by_apic_.begin()->second.tid.value() < 0)
+            by_apic_.begin()->second.tid = Tid(*injectors_.begin());
         VmInfo vm;
         vm.id = VmId(0);
-        vm.vcpus = inferred;
-        for (const auto& v : inferred)
-            if (v.tid.value() >= 0) thread[v.tid.value()] = {vm.id, v.id};
+        std::set<std::int32_t> tids;
+        for (auto& [apic, v] : by_apic_) {
+            if (v.tid.value() >= 0 && !tids.insert(v.tid.value()).second) v.tid = Tid(-1);  // one thread, one vCPU
+            vm.vcpus.push_back(v);
+            if (v.tid.value() >= 0) thread_[v.tid.value()] = {vm.id, v.id};
+        }
+        trace.meta.warnings.push_back("no kvm_entry/kvm_exit: " + std::to_string(vm.vcpus.size()) +
+                                      " vCPU(s) inferred from the APIC ids that accepts and EOIs name (vCPU id = APIC id)");
         trace.vms.push_back(vm);
     }
 
-    // 3. Other threads join the VM of the vCPU thread nearest in tid: a binary search
-    // in the vCPU threads sorted by tid (a scan of all vCPUs per thread was quadratic).
+    // Other threads join the VM of the vCPU thread nearest in tid: a binary search in the
+    // vCPU threads sorted by tid (a scan of all vCPUs per thread was quadratic).
     std::vector<std::pair<std::int32_t, VmId>> by_tid;
     for (const auto& vm : trace.vms)
         for (const auto& v : vm.vcpus) by_tid.emplace_back(v.tid.value(), vm.id);
@@ -130,77 +137,72 @@ void attribute(Trace& trace) {
         // ties go to the lower tid, as the scan in vCPU order did for equal distances
         return std::int64_t{it->first} - tid < std::int64_t{tid} - below->first ? it->second : below->second;
     };
-    // Only threads doing KVM work belong to a VM (not every process traced alongside).
-    std::vector<bool> kvm_name(trace.name_count());
-    for (std::size_t i = 0; i < kvm_name.size(); ++i) kvm_name[i] = trace.name(static_cast<std::uint16_t>(i)).rfind("kvm", 0) == 0;
-    std::int32_t last_tid = INT32_MIN;  // events come in runs per thread: skip repeated lookups
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const EventKind kind = events.kind(i);
-        const std::int32_t tid = events.tid(i).value();
-        if (kind == EventKind::Lost || tid < 0 || tid == last_tid) continue;
-        if (kind == EventKind::Other && !kvm_name[events.name_id(i)]) continue;
-        last_tid = tid;
-        if (thread.count(last_tid)) continue;
-        ThreadVm tv{nearest_vm(tid), kUnknownVcpu};
-        thread[tid] = tv;
+    for (std::int32_t tid : kvm_threads_) {
+        if (thread_.count(tid)) continue;
+        const ThreadVm tv{nearest_vm(tid), kUnknownVcpu};
+        thread_[tid] = tv;
         if (tv.vm != kUnknownVm) trace.vms[static_cast<std::size_t>(tv.vm.value())].other_threads.push_back(Tid(tid));
     }
 
-    // 4. APIC ids learnt from EOIs, which always run on the vCPU's own thread.
-    std::map<std::pair<std::int32_t, std::int32_t>, VcpuInfo*> vcpu_info;  // (vm, vcpu)
+    // APIC ids learnt from EOIs, which always run on the vCPU's own thread.
     for (auto& vm : trace.vms)
-        for (auto& v : vm.vcpus) vcpu_info.emplace(std::pair{vm.id.value(), v.id.value()}, &v);
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        if (events.kind(i) != EventKind::Eoi && events.kind(i) != EventKind::PvEoi) continue;
-        const Event e = events[i];
-        auto it = thread.find(e.tid.value());
-        auto apic = e.get(slot::eoi_apicid);
-        if (it == thread.end() || it->second.vcpu == kUnknownVcpu || !apic) continue;
-        auto v = vcpu_info.find({it->second.vm.value(), it->second.vcpu.value()});
-        if (v != vcpu_info.end() && !v->second->apic_from_trace) {
-            v->second->apic = ApicId(static_cast<std::uint32_t>(*apic));
-            v->second->apic_from_trace = true;
+        for (auto& v : vm.vcpus) {
+            if (v.apic_from_trace) continue;
+            auto it = eoi_apic_of_tid_.find(v.tid.value());
+            if (it == eoi_apic_of_tid_.end()) continue;
+            v.apic = ApicId(static_cast<std::uint32_t>(it->second));
+            v.apic_from_trace = true;
         }
-    }
-
-    // 5. Stamp every event.
-    std::map<std::pair<std::int32_t, std::int64_t>, VcpuId> by_apic;  // (vm, APIC id); first vCPU wins
     for (const auto& vm : trace.vms)
-        for (const auto& v : vm.vcpus) by_apic.emplace(std::pair{vm.id.value(), std::int64_t{v.apic.value()}}, v.id);
-    auto vcpu_for_apic = [&](VmId vm, std::int64_t apic) -> VcpuId {
-        if (vm == kUnknownVm) return kUnknownVcpu;
-        auto it = by_apic.find({vm.value(), apic});
-        return it == by_apic.end() ? kUnknownVcpu : it->second;
-    };
-    last_tid = INT32_MIN;
-    const ThreadVm* last = nullptr;
-    DropWindowFinder drops;  // fused with this pass: a pass of its own costs as much
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const EventKind kind = events.kind(i);
-        const std::int32_t tid = events.tid(i).value();
-        drops.next(kind, events.cpu(i));
-        if (tid != last_tid) {
-            last_tid = tid;
-            auto it = thread.find(last_tid);
-            last = it == thread.end() ? nullptr : &it->second;
-        }
-        if (!last) continue;
-        VcpuId vcpu = last->vcpu;
-        switch (kind) {
-        case EventKind::ApicAcceptIrq:
-        case EventKind::ApicvAcceptIrq:
-            if (auto a = events[i].get(slot::accept_apicid)) vcpu = vcpu_for_apic(last->vm, *a);
-            break;
-        case EventKind::HvSynicSetIrq:
-        case EventKind::HvSynicSendEoi:
-        case EventKind::WaitLapicExpire:
-            if (auto v = events[i].get(0)) vcpu = VcpuId(static_cast<std::int32_t>(*v));
-            break;
-        default: break;
-        }
-        trace.events.set_owner(i, last->vm, vcpu);
+        for (const auto& v : vm.vcpus) vcpu_of_apic_.emplace(std::pair{vm.id.value(), std::int64_t{v.apic.value()}}, v.id);
+    trace.drop_window_starts = drops_.take();
+}
+
+std::pair<VmId, VcpuId> Attributor::owner(const Event& e) {
+    if (e.tid.value() != last_tid_) {
+        last_tid_ = e.tid.value();
+        auto it = thread_.find(last_tid_);
+        last_ = it == thread_.end() ? nullptr : &it->second;
     }
-    trace.drop_window_starts = drops.take();
+    if (!last_) return {kUnknownVm, kUnknownVcpu};
+    VcpuId vcpu = last_->vcpu;
+    switch (e.kind) {
+    case EventKind::ApicAcceptIrq:
+    case EventKind::ApicvAcceptIrq:  // the destination's vCPU, whoever sent it
+        if (auto a = e.get(slot::accept_apicid)) {
+            auto it = last_->vm == kUnknownVm ? vcpu_of_apic_.end() : vcpu_of_apic_.find({last_->vm.value(), *a});
+            vcpu = it == vcpu_of_apic_.end() ? kUnknownVcpu : it->second;
+        }
+        break;
+    case EventKind::HvSynicSetIrq:
+    case EventKind::HvSynicSendEoi:
+    case EventKind::WaitLapicExpire:
+        if (auto v = e.get(0)) vcpu = VcpuId(static_cast<std::int32_t>(*v));
+        break;
+    default: break;
+    }
+    return {last_->vm, vcpu};
+}
+
+void attribute(Trace& trace) {
+    EventStore& events = trace.events;
+    Attributor a(trace);
+    // Both passes read the columns and decode only the events whose fields they need.
+    auto head = [&](std::size_t i) {
+        Event e;
+        e.kind = events.kind(i);
+        e.tid = events.tid(i);
+        e.cpu = events.cpu(i);
+        e.name_id = events.name_id(i);
+        return e;
+    };
+    for (std::size_t i = 0; i < events.size(); ++i)
+        a.learn(Attributor::learns_fields(events.kind(i)) ? events[i] : head(i));
+    a.finish(trace);
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const auto [vm, vcpu] = a.owner(Attributor::owner_reads_fields(events.kind(i)) ? events[i] : head(i));
+        events.set_owner(i, vm, vcpu);
+    }
 }
 
 }  // namespace irqflow

@@ -17,6 +17,7 @@
 
 #include "child_wait.hpp"
 #include "dat_pages.hpp"
+#include "dat_reader.hpp"
 #include "dat_validate.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -122,9 +123,6 @@ private:
     bool timed_out_ = false;
 };
 
-void adopt(Batch& b, Trace& t) {
-    t.events = std::move(b.events);
-}
 
 // Decodes all streams' records in (timestamp, stream) order — the order trace-cmd
 // report prints — straight into one batch. (Decoding each CPU on its own thread and
@@ -170,7 +168,7 @@ int on_record(tracecmd_input* /*h*/, tep_record* rec, int /*cpu*/, void* data) {
     return -1;
 }
 
-void read_with_libtracecmd(const std::string& path, tracecmd_input* top, const RecordDecoder& decoder, Trace& t) {
+void read_with_libtracecmd(const std::string& path, tracecmd_input* top, const RecordDecoder& decoder, Batch& b) {
     // -B files keep their events in instance handles; merge them all.
     std::vector<Handle> instances;
     std::vector<tracecmd_input*> handles{top};
@@ -181,11 +179,9 @@ void read_with_libtracecmd(const std::string& path, tracecmd_input* top, const R
         instances.emplace_back(ih);
         handles.push_back(ih);
     }
-    Batch b;
     IteratorContext ctx{&decoder, &b, std::nullopt, path};
     tracecmd_iterate_events_multi(handles.data(), static_cast<int>(handles.size()), on_record, &ctx);
     if (ctx.error) throw *ctx.error;
-    adopt(b, t);
 }
 
 // A latency tracer's file (trace-cmd record -p irqsoff / wakeup…) stores the tracer's
@@ -208,7 +204,7 @@ void probe_dat_headers(const std::string& path) {
     probe.require_ok();
 }
 
-Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
+void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
@@ -224,7 +220,6 @@ Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
             opening.push_back(std::async(layout.compressed ? std::launch::async : std::launch::deferred,
                                          [&path, &layout, i] { return open_stream(path, layout, i); }));
 
-    Trace t;
     std::optional<RecordDecoder> decoder;
     Handle top;
     try {
@@ -251,6 +246,8 @@ Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
             t.meta.buffer += nm;
         }
 
+    Batch b;
+    b.sink = sink;
     if (walk) {
         std::vector<StreamPagesPtr> streams;
         std::optional<InputError> first_error;
@@ -262,22 +259,25 @@ Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
             }
         }
         if (first_error) throw *first_error;
-        Batch b;
         decode_merged(streams, layout, *decoder, b);
-        adopt(b, t);
     } else {
-        read_with_libtracecmd(path, top.get(), *decoder, t);
+        read_with_libtracecmd(path, top.get(), *decoder, b);
     }
+    t.events = std::move(b.events);
 
     tep_handle* tep = tracecmd_get_tep(top.get());
-    for (std::size_t i = 0; i < t.events.size(); ++i) {
-        const std::int32_t tid = t.events.tid(i).value();
+    for (const std::int32_t tid : b.tids) {
         if (tid < 0 || t.comms.count(tid)) continue;
         const char* comm = tep_data_comm_from_pid(tep, tid);
         t.comms[tid] = comm ? comm : "<...>";
     }
-    if (t.events.empty() && layout.data_bytes > 0)
+    if (b.added == 0 && layout.data_bytes > 0)
         throw InputError(path, {InputPosition::Unit::Byte, layout.data_offset}, "trace data present but no record could be decoded");
+}
+
+Trace read_trace_dat(const std::string& path, const LoadOptions& options) {
+    Trace t;
+    read_trace_dat_into(path, options, t, nullptr);
     return t;
 }
 

@@ -195,7 +195,7 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
         lost.cpu = HostCpu(rec.cpu);
         lost.set(slot::lost_count, rec.missed > 0 ? rec.missed : -1);
         lost.record = out.next_record;
-        out.events.push_back(lost);
+        out.add(lost);
     }
     const TypeInfo& ti = type(static_cast<int>(read_field(common_type_, rec.data)));
     Event e;
@@ -216,7 +216,7 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
     } else {
         decode_special(e, Fields(ti, rec.data, rec.size));
     }
-    out.events.push_back(e);
+    out.add(e);
 }
 
 }  // namespace irqflow

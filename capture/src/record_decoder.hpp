@@ -3,6 +3,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -15,10 +17,27 @@ struct tep_format_field;
 
 namespace irqflow {
 
-// Events decoded in time order, numbered as they come (Event::record).
+// Events decoded in time order, numbered as they come (Event::record): kept in the
+// store, or handed to a sink and not kept (stream_trace).
 struct Batch {
     EventStore events;
+    const std::function<void(const Event&)>* sink = nullptr;
     std::uint64_t next_record = 0;
+    std::uint64_t added = 0;
+    std::unordered_set<std::int32_t> tids;  // every thread seen (for their names)
+
+    void add(const Event& e) {
+        if (e.tid.value() != last_tid_) {
+            last_tid_ = e.tid.value();
+            tids.insert(last_tid_);
+        }
+        ++added;
+        if (sink) (*sink)(e);
+        else events.push_back(e);
+    }
+
+private:
+    std::int32_t last_tid_ = INT32_MIN;
 };
 
 // Resolves every event type of the file once (kind, name, field handles), interning

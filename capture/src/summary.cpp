@@ -7,90 +7,101 @@
 
 namespace irqflow {
 
-// Counted by small ids in the pass (name ids, vCPU slots, exit-reason keys interned by
-// (isa, code)), turned into named maps once at the end: no string work per event.
-TraceSummary summarize(const Trace& t) {
-    TraceSummary s;
-    s.events = t.counts_by_name();
-    std::unordered_map<std::uint64_t, std::size_t> index;  // (vm, vcpu) → slot
-    auto key = [](VmId vm, VcpuId vcpu) {
-        return (std::uint64_t{static_cast<std::uint32_t>(vm.value())} << 32) | static_cast<std::uint32_t>(vcpu.value());
-    };
-    for (const auto& vm : t.vms)
+// Counted by small ids as events arrive (name ids, vCPU slots, exit-reason keys interned
+// by (isa, code)), turned into named maps once at the end: no string work per event.
+Summarizer::Summarizer(const Trace& skeleton) : t_(skeleton) {
+    for (const auto& vm : t_.vms)
         for (const auto& v : vm.vcpus) {
-            index[key(vm.id, v.id)] = s.vcpus.size();
-            s.vcpus.push_back({vm.id, v.id, v.tid, v.apic, v.apic_from_trace, 0, {}, {}});
+            index_[key(vm.id, v.id)] = s_.vcpus.size();
+            s_.vcpus.push_back({vm.id, v.id, v.tid, v.apic, v.apic_from_trace, 0, {}, {}});
         }
-    const std::size_t names = t.name_count();
-    std::vector<std::uint64_t> by_name(s.vcpus.size() * names, 0);
-    std::vector<std::string> reasons;                            // interned exit-reason keys
-    std::unordered_map<std::uint64_t, std::size_t> reason_ids;   // (isa, code or "none") → reasons index
-    std::unordered_map<std::string, std::size_t> reason_by_text;  // the rest (corrupt codes)
-    std::vector<std::uint64_t> exits_total;                      // by reason id
-    std::vector<std::vector<std::uint64_t>> exits(s.vcpus.size());  // [slot][reason id]
-    std::uint64_t last_key = UINT64_MAX;
-    std::size_t last_slot = SIZE_MAX;
-    bool first = true;
-    const EventStore& ev = t.events;
-    for (std::size_t i = 0; i < ev.size(); ++i) {
-        const EventKind kind = ev.kind(i);
-        if (kind == EventKind::Lost) {
-            ++s.lost_gaps;
-            const std::int64_t n = ev[i].f[slot::lost_count];
-            if (n > 0) s.lost_events += static_cast<std::uint64_t>(n);
-            else ++s.lost_gaps_unknown;
-            continue;
-        }
-        ++s.records;
-        const std::int64_t ts = ev.ts(i).value();
-        if (first) { s.first_ts = ts; first = false; }
-        s.last_ts = std::max(s.last_ts, ts);
-        std::size_t reason = SIZE_MAX;
-        if (kind == EventKind::Exit) {
-            const Event e = ev[i];
-            const auto code = e.get(slot::exit_reason);
-            const std::int64_t isa = e.get(slot::exit_isa).value_or(kIsaVmx);
-            // (isa, code) packed when both are in range (every real one); others by their key text
-            const bool packable = !code || (*code >= 0 && *code < (std::int64_t{1} << 40) && isa >= 0 && isa < (1 << 20));
-            if (packable) {
-                const std::uint64_t rk = code ? (static_cast<std::uint64_t>(isa) << 40) | static_cast<std::uint64_t>(*code) : UINT64_MAX;
-                auto [it, added] = reason_ids.try_emplace(rk, reasons.size());
-                if (added) reasons.push_back(exit_reason_key(code, isa));
-                reason = it->second;
-            } else {
-                auto [it, added] = reason_by_text.try_emplace(exit_reason_key(code, isa), reasons.size());
-                if (added) reasons.push_back(it->first);
-                reason = it->second;
-            }
-            if (exits_total.size() < reasons.size()) exits_total.resize(reasons.size(), 0);
-            ++exits_total[reason];
-        }
-        const std::uint64_t k = key(ev.vm(i), ev.vcpu(i));
-        if (k != last_key) {
-            auto it = index.find(k);
-            last_key = k;
-            last_slot = it == index.end() ? SIZE_MAX : it->second;
-        }
-        if (last_slot == SIZE_MAX) {
-            if (kind != EventKind::Other) ++s.unattributed;
-            continue;
-        }
-        ++s.vcpus[last_slot].events;
-        ++by_name[last_slot * names + ev.name_id(i)];
-        if (reason != SIZE_MAX) {
-            auto& e = exits[last_slot];
-            if (e.size() <= reason) e.resize(reason + 1, 0);
-            ++e[reason];
-        }
+    exits_.resize(s_.vcpus.size());
+    names_ = t_.name_count();
+    by_name_.assign(s_.vcpus.size() * names_, 0);
+}
+
+std::uint64_t Summarizer::key(VmId vm, VcpuId vcpu) {
+    return (std::uint64_t{static_cast<std::uint32_t>(vm.value())} << 32) | static_cast<std::uint32_t>(vcpu.value());
+}
+
+std::size_t Summarizer::reason_id(const Event& e) {
+    const auto code = e.get(slot::exit_reason);
+    const std::int64_t isa = e.get(slot::exit_isa).value_or(kIsaVmx);
+    // (isa, code) packed when both are in range (every real one); others by their key text
+    const bool packable = !code || (*code >= 0 && *code < (std::int64_t{1} << 40) && isa >= 0 && isa < (1 << 20));
+    std::size_t id;
+    if (packable) {
+        const std::uint64_t rk = code ? (static_cast<std::uint64_t>(isa) << 40) | static_cast<std::uint64_t>(*code) : UINT64_MAX;
+        auto [it, added] = reason_ids_.try_emplace(rk, reasons_.size());
+        if (added) reasons_.push_back(exit_reason_key(code, isa));
+        id = it->second;
+    } else {
+        auto [it, added] = reason_by_text_.try_emplace(exit_reason_key(code, isa), reasons_.size());
+        if (added) reasons_.push_back(it->first);
+        id = it->second;
     }
-    for (std::size_t r = 0; r < reasons.size(); ++r) s.exits_by_reason[reasons[r]] += exits_total[r];
-    for (std::size_t v = 0; v < s.vcpus.size(); ++v) {
-        for (std::size_t n = 0; n < names; ++n)
-            if (by_name[v * names + n]) s.vcpus[v].by_name[t.name(static_cast<std::uint16_t>(n))] = by_name[v * names + n];
-        for (std::size_t r = 0; r < exits[v].size(); ++r)
-            if (exits[v][r]) s.vcpus[v].exits_by_reason[reasons[r]] += exits[v][r];
+    if (exits_total_.size() < reasons_.size()) exits_total_.resize(reasons_.size(), 0);
+    return id;
+}
+
+void Summarizer::add(const Event& e) {
+    if (e.kind == EventKind::Lost) {
+        ++s_.lost_gaps;
+        const std::int64_t n = e.f[slot::lost_count];
+        if (n > 0) s_.lost_events += static_cast<std::uint64_t>(n);
+        else ++s_.lost_gaps_unknown;
+        return;
     }
-    return s;
+    ++s_.records;
+    if (e.name_id >= by_name_total_.size()) by_name_total_.resize(std::size_t{e.name_id} + 1, 0);
+    ++by_name_total_[e.name_id];
+    const std::int64_t ts = e.ts.value();
+    if (s_.records == 1) s_.first_ts = ts;
+    s_.last_ts = std::max(s_.last_ts, ts);
+    std::size_t reason = SIZE_MAX;
+    if (e.kind == EventKind::Exit) {
+        reason = reason_id(e);
+        ++exits_total_[reason];
+    }
+    const std::uint64_t k = key(e.vm, e.vcpu);
+    if (k != last_key_) {
+        auto it = index_.find(k);
+        last_key_ = k;
+        last_slot_ = it == index_.end() ? SIZE_MAX : it->second;
+    }
+    if (last_slot_ == SIZE_MAX) {
+        if (e.kind != EventKind::Other) ++s_.unattributed;
+        return;
+    }
+    ++s_.vcpus[last_slot_].events;
+    if (e.name_id < names_) ++by_name_[last_slot_ * names_ + e.name_id];
+    else ++by_late_name_[last_slot_ * kMaxNames + e.name_id];  // interned after the skeleton (not by the readers)
+    if (reason != SIZE_MAX) {
+        auto& x = exits_[last_slot_];
+        if (x.size() <= reason) x.resize(reason + 1, 0);
+        ++x[reason];
+    }
+}
+
+TraceSummary Summarizer::finish() {
+    for (std::size_t n = 0; n < by_name_total_.size(); ++n)
+        if (by_name_total_[n]) s_.events[t_.name(static_cast<std::uint16_t>(n))] = by_name_total_[n];
+    for (std::size_t r = 0; r < reasons_.size(); ++r)
+        if (exits_total_[r]) s_.exits_by_reason[reasons_[r]] += exits_total_[r];
+    for (std::size_t cell = 0; cell < by_name_.size(); ++cell)
+        if (by_name_[cell]) s_.vcpus[cell / names_].by_name[t_.name(static_cast<std::uint16_t>(cell % names_))] = by_name_[cell];
+    for (const auto& [cell, count] : by_late_name_)
+        s_.vcpus[cell / kMaxNames].by_name[t_.name(static_cast<std::uint16_t>(cell % kMaxNames))] = count;
+    for (std::size_t v = 0; v < s_.vcpus.size(); ++v)
+        for (std::size_t r = 0; r < exits_[v].size(); ++r)
+            if (exits_[v][r]) s_.vcpus[v].exits_by_reason[reasons_[r]] += exits_[v][r];
+    return std::move(s_);
+}
+
+TraceSummary summarize(const Trace& t) {
+    Summarizer s(t);
+    for (std::size_t i = 0; i < t.events.size(); ++i) s.add(t.events[i]);
+    return s.finish();
 }
 
 }  // namespace irqflow

@@ -2,14 +2,13 @@
 
 #include <utility>
 
-#include "drop_windows.hpp"
 #include "rules/finding_text.hpp"
 
 namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
     : t_(t), o_(o), model_(t, semantics), observers_(model_, o_, r_), checks_(make_checks(model_)),
-      ctx_{recent_, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()) {
+      ctx_{recent_, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()), drops_(t_.drop_window_starts) {
     r_.semantics = semantics;
     for (const auto& c : checks_) {
         const auto s = c->subscriptions();
@@ -43,16 +42,21 @@ void Engine::handle(Engine& self, const Event& e) {
         for (Check* c : self.after_[k]) c->after(e, fx, self.ctx_);
 }
 
+void Engine::feed(const Event& e) {
+    if (index_ >= drops_.next_start())
+        for (std::size_t k = drops_.opening_before(index_); k > 0; --k) model_.drop_window_opens();
+    handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+    recent_.push(e);
+    ++index_;
+}
+
 void Engine::run() {
-    DropWindows drops(t_.drop_window_starts);
     const std::size_t n = t_.events.size();
-    for (std::size_t i = 0; i < n; ++i) {
-        if (i >= drops.next_start())
-            for (std::size_t k = drops.opening_before(i); k > 0; --k) model_.drop_window_opens();
-        const Event e = t_.events[i];
-        handlers_[static_cast<std::size_t>(e.kind)](*this, e);
-        recent_.push(e);
-    }
+    for (std::size_t i = 0; i < n; ++i) feed(t_.events[i]);
+    finish();
+}
+
+void Engine::finish() {
     observers_.finish_eois(model_);
     model_.finish();
     dispatch_completed_ipis();

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "drop_windows.hpp"
 #include "follow_ons.hpp"
 #include "model/model.hpp"
 #include "observe/observers.hpp"
@@ -16,7 +17,11 @@ namespace irqflow::replay {
 class Engine {
 public:
     Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics);
-    void run();
+    // The trace's events in order, one at a time (the trace itself need not hold them);
+    // then finish() once.
+    void feed(const Event& e);
+    void finish();
+    void run();  // feed every event the trace holds, then finish
     ReplayResult take() { return std::move(r_); }
 
 private:
@@ -48,6 +53,8 @@ private:
     std::array<std::vector<Check*>, kKinds> before_, after_;
     std::vector<Check*> on_ipi_;
     FollowOns follow_ons_;
+    DropWindows drops_;
+    std::size_t index_ = 0;  // of the next event fed
     std::array<Handler, kKinds> handlers_{};
 };
 

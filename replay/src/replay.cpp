@@ -64,12 +64,29 @@ std::uint64_t ReplayResult::follow_ons() const {
     return static_cast<std::uint64_t>(std::count_if(findings.begin(), findings.end(), [](const Finding& f) { return f.caused_by.has_value(); }));
 }
 
+namespace {
+
+PvEoiSemantics chosen(const Trace& trace, const ReplayOptions& options) {
+    return options.semantics == PvEoiSemantics::Auto ? semantics_for_kernel(trace.meta.kernel_release) : options.semantics;
+}
+
+}  // namespace
+
 ReplayResult replay(const Trace& trace, const ReplayOptions& options) {
-    const PvEoiSemantics sem =
-        options.semantics == PvEoiSemantics::Auto ? semantics_for_kernel(trace.meta.kernel_release) : options.semantics;
-    Engine e(trace, options, sem);
+    Engine e(trace, options, chosen(trace, options));
     e.run();
     return e.take();
+}
+
+StreamingReplay::StreamingReplay(const Trace& trace, const ReplayOptions& options)
+    : engine_(std::make_unique<Engine>(trace, options, chosen(trace, options))) {}
+StreamingReplay::~StreamingReplay() = default;
+
+void StreamingReplay::feed(const Event& e) { engine_->feed(e); }
+
+ReplayResult StreamingReplay::finish() {
+    engine_->finish();
+    return engine_->take();
 }
 
 Replayer::Replayer(const Trace& trace)

@@ -210,15 +210,23 @@ int cmd_check(Args& a) {
     if (pos.size() != 1) throw UsageError("expects one TRACE");
     ReplayOptions o;
     if (sem) o.semantics = semantics_option(*sem);
-    Trace t = load_trace(pos[0]);
+    ReplayResult r;
     if (serial_path) {  // validated and aligned, so a bad log fails the check like a bad trace
+        Trace t = load_trace(pos[0]);
         SerialLog log = read_serial_log(*serial_path);
         align_serial(t, log);
         if (!json) std::cerr << "irqflow: serial " << *serial_path << ": " << log.method << "\n";
+        r = replay::replay(t, o);
+        if (json) print_json(r, t);
+        else print_text(r, t);
+    } else {  // streamed: memory per vCPU and vector, not per event (capture/README.md, "Streaming")
+        TraceStream stream(pos[0]);
+        replay::StreamingReplay replay(stream.trace(), o);
+        stream.each_event([&](const Event& e) { replay.feed(e); });
+        r = replay.finish();
+        if (json) print_json(r, stream.trace());
+        else print_text(r, stream.trace());
     }
-    ReplayResult r = replay::replay(t, o);
-    if (json) print_json(r, t);
-    else print_text(r, t);
     return r.divergences() + r.liveness_failures() ? 1 : kExitOk;
 }
 

@@ -14,8 +14,10 @@ int cmd_predict(Args& a) {
     const bool json = a.flag("--json");
     auto pos = a.positionals();
     if (pos.size() != 1) throw UsageError("expects one TRACE");
-    Trace t = load_trace(pos[0]);
-    const auto r = replay::replay(t);
+    TraceStream stream(pos[0]);  // streamed: memory per vCPU and vector, not per event
+    replay::StreamingReplay replay(stream.trace());
+    stream.each_event([&](const Event& e) { replay.feed(e); });
+    const auto r = replay.finish();
     const auto& s = r.stats;
     const bool pv_eoi_on = s.pv_eois > 0;
     const bool pv_ipi_on = s.pv_ipi_hypercalls > 0;

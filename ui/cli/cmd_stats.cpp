@@ -83,10 +83,12 @@ int cmd_stats(Args& a) {
     const bool json = a.flag("--json");
     auto pos = a.positionals();
     if (pos.size() != 1) throw UsageError("expects one TRACE");
-    Trace t = load_trace(pos[0]);
-    TraceSummary s = summarize(t);
-    if (json) print_json(t, s);
-    else print_text(t, s);
+    TraceStream stream(pos[0]);  // streamed: memory per vCPU, not per event
+    Summarizer summarizer(stream.trace());
+    stream.each_event([&](const Event& e) { summarizer.add(e); });
+    const TraceSummary s = summarizer.finish();
+    if (json) print_json(stream.trace(), s);
+    else print_text(stream.trace(), s);
     return kExitOk;
 }
 

@@ -1,11 +1,15 @@
 // Readers: each turns one source into a Trace of normalized events. Bad input throws
 // InputError naming the file and the position.
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "irqflow/capture/trace.hpp"
 
 namespace irqflow {
+
+class Attributor;
 
 struct LoadOptions {
     // A trace.dat's headers are first parsed in a forked child, because libtracecmd can
@@ -21,11 +25,37 @@ Trace read_trace_dat(const std::string& path, const LoadOptions& options = {});
 // `trace-cmd report` text (any historic column layout, mail-wrapped lines) or
 // `perf script` output of kvm:* tracepoints.
 Trace read_trace_text(const std::string& path);
+
 // Sniffs the format and calls one of the above; then attributes vCPUs and VMs.
 Trace load_trace(const std::string& path, const LoadOptions& options = {});
 // The checks load_trace starts with, header probe included (nothing more for text):
 // throws the same InputError load_trace would.
 void check_trace_headers(const std::string& path);
+
+using EventSink = std::function<void(const Event&)>;
+
+// A trace handed over event by event, attributed, without holding its events (what
+// check/stats need for traces too big to keep). Constructing it reads a trace.dat once
+// to learn the vCPUs, VMs and drop windows (memory per thread and vCPU, not per event);
+// each_event() reads it again and hands each event, in order, with its VM and vCPU.
+// Text is loaded whole (report excerpts are small) and handed over the same way.
+class TraceStream {
+public:
+    explicit TraceStream(const std::string& path, const LoadOptions& options = {});
+    ~TraceStream();
+    TraceStream(const TraceStream&) = delete;
+    TraceStream& operator=(const TraceStream&) = delete;
+    // Everything but the events: meta, names, VMs, drop windows, comms, source lines.
+    const Trace& trace() const { return t_; }
+    void each_event(const EventSink& on_event);
+
+private:
+    std::string path_;
+    LoadOptions options_;
+    bool dat_ = false;
+    Trace t_;
+    std::unique_ptr<Attributor> attributor_;  // learnt in the first pass (trace.dat)
+};
 
 // Gives events their vCPU and VM (capture/README.md, "vCPU attribution") and fills
 // Trace::vms. load_trace calls it.

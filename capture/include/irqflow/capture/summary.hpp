@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "irqflow/capture/trace.hpp"
 
@@ -29,6 +31,35 @@ struct TraceSummary {
     std::map<std::string, std::uint64_t> exits_by_reason;
     std::vector<VcpuSummary> vcpus;               // ordered by (vm, vcpu)
     std::int64_t first_ts = 0, last_ts = 0;
+};
+
+// Counts events as they stream past (TraceStream); `skeleton` gives the names and VMs
+// and must outlive it. Memory per vCPU, event name and exit reason.
+class Summarizer {
+public:
+    explicit Summarizer(const Trace& skeleton);
+    void add(const Event& e);
+    TraceSummary finish();  // once
+
+private:
+    static constexpr std::size_t kMaxNames = 65536;  // name ids are 16-bit
+    static std::uint64_t key(VmId vm, VcpuId vcpu);
+    std::size_t reason_id(const Event& exit);
+
+    const Trace& t_;
+    TraceSummary s_;
+    std::unordered_map<std::uint64_t, std::size_t> index_;  // (vm, vcpu) → slot
+    std::uint64_t last_key_ = UINT64_MAX;
+    std::size_t last_slot_ = SIZE_MAX;
+    std::vector<std::uint64_t> by_name_total_;                     // by name id
+    std::size_t names_ = 0;                                        // name ids the skeleton has
+    std::vector<std::uint64_t> by_name_;                           // [slot * names_ + name id]
+    std::unordered_map<std::uint64_t, std::uint64_t> by_late_name_;  // (slot, name id) beyond those
+    std::vector<std::string> reasons_;                             // interned exit-reason keys
+    std::unordered_map<std::uint64_t, std::size_t> reason_ids_;    // (isa, code) → reasons_ index
+    std::unordered_map<std::string, std::size_t> reason_by_text_;  // the rest (corrupt codes)
+    std::vector<std::uint64_t> exits_total_;                       // by reason
+    std::vector<std::vector<std::uint64_t>> exits_;                // [slot][reason]
 };
 
 TraceSummary summarize(const Trace& t);

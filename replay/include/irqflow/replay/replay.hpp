@@ -168,6 +168,23 @@ struct ReplayResult {
 
 ReplayResult replay(const Trace& trace, const ReplayOptions& options = {});
 
+class Engine;
+// The same replay fed one event at a time, in trace order, for traces whose events are
+// not held (TraceStream): state stays per vCPU and vector. The trace's VMs, meta and
+// drop windows must be final before the first event; it must outlive this object.
+class StreamingReplay {
+public:
+    explicit StreamingReplay(const Trace& trace, const ReplayOptions& options = {});
+    ~StreamingReplay();
+    StreamingReplay(const StreamingReplay&) = delete;
+    StreamingReplay& operator=(const StreamingReplay&) = delete;
+    void feed(const Event& e);
+    ReplayResult finish();  // once, after the last event
+
+private:
+    std::unique_ptr<Engine> engine_;
+};
+
 class Model;
 class DropWindows;
 // Incremental replay of the model alone (no rules, no statistics), for "the APIC state

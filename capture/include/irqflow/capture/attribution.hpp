@@ -1,0 +1,62 @@
+// vCPU and VM attribution in two passes over the events (capture/README.md, "vCPU
+// attribution"): learn() sees every event once in order, finish() rebuilds the VMs, then
+// owner() names each event's VM and vCPU. State is per thread and per vCPU, never per
+// event, so a trace.dat can be attributed while it streams past twice (stream_trace).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "irqflow/capture/drop_windows.hpp"
+#include "irqflow/capture/trace.hpp"
+
+namespace irqflow {
+
+class Attributor {
+public:
+    // Whether learn() / owner() read the fields of an event of this kind (otherwise
+    // they only read its kind, thread, CPU and name).
+    static bool learns_fields(EventKind k);
+    static bool owner_reads_fields(EventKind k);
+
+    // `names` resolves name ids (the trace being attributed).
+    explicit Attributor(const Trace& names) : names_(names) {}
+    // Pass 1, every event in order (Lost markers included). `e` carries kind, tid, cpu
+    // and name_id, and its fields when learns_fields(kind).
+    void learn(const Event& e);
+    // Fills t.vms (and a warning when vCPUs were inferred) and t.drop_window_starts.
+    void finish(Trace& t);
+    // Pass 2: the VM and vCPU of an event (fields needed when owner_reads_fields(kind)).
+    std::pair<VmId, VcpuId> owner(const Event& e);
+
+private:
+    struct ThreadVm {
+        VmId vm = kUnknownVm;
+        VcpuId vcpu = kUnknownVcpu;
+    };
+    bool kvm_work(const Event& e);
+
+    const Trace& names_;
+    std::vector<signed char> kvm_name_;  // by name id: -1 not looked at yet
+    // learnt
+    std::unordered_map<std::int32_t, std::int32_t> vcpu_of_tid_;  // the first vCPU id a thread's entry/exit names
+    std::vector<std::int32_t> kvm_threads_;                       // threads doing KVM work, in order of appearance
+    std::unordered_set<std::int32_t> kvm_thread_seen_;
+    std::unordered_map<std::int32_t, std::int64_t> eoi_apic_of_tid_;  // the APIC id of a thread's first EOI
+    std::map<std::int64_t, VcpuInfo> by_apic_;  // no entry/exit at all: vCPUs by the APIC ids accepts and EOIs name
+    std::set<std::int32_t> injectors_;  // threads that inject
+    std::int32_t last_injector_ = INT32_MIN;
+    DropWindowFinder drops_;
+    std::int32_t last_learnt_tid_ = INT32_MIN;
+    // for owner()
+    std::unordered_map<std::int32_t, ThreadVm> thread_;
+    std::map<std::pair<std::int32_t, std::int64_t>, VcpuId> vcpu_of_apic_;  // (vm, APIC id); first vCPU wins
+    std::int32_t last_tid_ = INT32_MIN;
+    const ThreadVm* last_ = nullptr;
+};
+
+}  // namespace irqflow
