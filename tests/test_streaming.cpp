@@ -68,3 +68,17 @@ TEST_CASE("a streamed trace.dat hands over the loaded trace's events and replays
         CHECK(digest(streamed.finish()) == digest(replay::replay(loaded)));
     }
 }
+
+TEST_CASE("a consumer that throws stops the streaming decoder and its exception comes through", "[capture][streaming][samples]") {
+    TraceStream stream(std::string(IRQFLOW_SAMPLES) + "/pvspin.dat");
+    std::size_t seen = 0;
+    CHECK_THROWS_WITH(stream.each_event([&](const Event&) {
+        if (++seen == 20'000) throw std::runtime_error("consumer gave up");
+    }),
+                      "consumer gave up");
+    CHECK(seen == 20'000);
+    // and the stream can be read again from the start
+    std::size_t all = 0;
+    stream.each_event([&](const Event&) { ++all; });
+    CHECK(all > seen);
+}

@@ -204,7 +204,8 @@ void probe_dat_headers(const std::string& path) {
     probe.require_ok();
 }
 
-void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink) {
+void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
+                         bool (*wants_fields)(EventKind)) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
@@ -248,6 +249,7 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
 
     Batch b;
     b.sink = sink;
+    b.wants_fields = wants_fields;
     if (walk) {
         std::vector<StreamPagesPtr> streams;
         std::optional<InputError> first_error;

@@ -8,6 +8,8 @@
 
 namespace irqflow {
 
-void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink);
+// wants_fields: see Batch::wants_fields.
+void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
+                         bool (*wants_fields)(EventKind) = nullptr);
 
 }  // namespace irqflow

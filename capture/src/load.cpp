@@ -1,10 +1,12 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <thread>
 #include <tuple>
 
 #include "dat_reader.hpp"
 #include "dat_validate.hpp"
+#include "event_pipe.hpp"
 #include "irqflow/capture/attribution.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -44,7 +46,7 @@ TraceStream::TraceStream(const std::string& path, const LoadOptions& options) : 
     }
     Attributor a(t_);
     const EventSink learn = [&a](const Event& e) { a.learn(e); };
-    read_trace_dat_into(path, options, t_, &learn);
+    read_trace_dat_into(path, options, t_, &learn, &Attributor::learns_fields);
     a.finish(t_);
     attributor_ = std::make_unique<Attributor>(std::move(a));
 }
@@ -56,17 +58,44 @@ void TraceStream::each_event(const EventSink& on_event) {
         for (std::size_t i = 0; i < t_.events.size(); ++i) on_event(t_.events[i]);
         return;
     }
-    // The same records again, in the same order with the same numbers; the header probe
-    // already ran.
-    Trace again;
-    LoadOptions o = options_;
-    o.headers_checked = true;
-    const EventSink hand_over = [&](const Event& e) {
-        Event owned = e;
-        std::tie(owned.vm, owned.vcpu) = attributor_->owner(e);
-        on_event(owned);
-    };
-    read_trace_dat_into(path_, o, again, &hand_over);
+    // The same records again, in the same order with the same numbers, decoded and
+    // attributed on a thread of their own while this one consumes them. The header
+    // probe already ran (no fork once threads exist).
+    EventPipe pipe;
+    std::thread decoder([&] {
+        try {
+            Trace again;
+            LoadOptions o = options_;
+            o.headers_checked = true;
+            EventPipe::Batch batch = pipe.take_empty();
+            const EventSink collect = [&](const Event& e) {
+                batch.push_back(e);
+                Event& owned = batch.back();
+                std::tie(owned.vm, owned.vcpu) = attributor_->owner(e);
+                if (batch.size() == EventPipe::kBatch) {
+                    pipe.push(std::move(batch));
+                    batch = pipe.take_empty();
+                }
+            };
+            read_trace_dat_into(path_, o, again, &collect);
+            if (!batch.empty()) pipe.push(std::move(batch));
+            pipe.close();
+        } catch (const EventPipe::Cancelled&) {
+            pipe.close();
+        } catch (...) {
+            pipe.close(std::current_exception());
+        }
+    });
+    try {
+        EventPipe::Batch batch;
+        while (pipe.pop(batch))
+            for (const Event& e : batch) on_event(e);
+    } catch (...) {
+        pipe.cancel();
+        decoder.join();
+        throw;
+    }
+    decoder.join();
 }
 
 }  // namespace irqflow

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <tuple>
 #include <optional>
+#include <string_view>
 
 #include "event_decode.hpp"
 #include "irqflow/capture/error.hpp"
@@ -33,12 +34,25 @@ std::int64_t read_field(const tep_format_field* f, const void* data) {
     return static_cast<std::int64_t>(v);
 }
 
+// Names every decode path may ask a kind for, so construction can look them all up
+// and decode() never has to (it must stay read-only for the reader threads).
+constexpr const char* kSpecialFieldNames[] = {"vector", "irq", "soft", "reinjected", "apicid", "dm", "tm", "vec",
+                                              "coalesced", "dest_id", "icr_low", "pin", "e", "chip", "elcr", "imr",
+                                              "address", "data"};
+
+// The index of a special field name, at compile time: decode() never compares strings.
+consteval std::size_t F(std::string_view name) {
+    for (std::size_t i = 0; i < std::size(kSpecialFieldNames); ++i)
+        if (name == kSpecialFieldNames[i]) return i;
+    throw "not in kSpecialFieldNames";
+}
+
 // Reads kernel fields of one record by name; absent fields stay absent.
 class Fields {
 public:
     Fields(const RecordDecoder::TypeInfo& ti, const void* data, int size) : ti_(ti), data_(data), size_(size) {}
-    std::optional<std::int64_t> operator()(const char* name) const {
-        const tep_format_field* f = ti_.field(name);
+    std::optional<std::int64_t> operator()(std::size_t special) const {
+        const tep_format_field* f = ti_.special[special];
         if (!f || f->offset + f->size > size_) return std::nullopt;  // a field past the record is not there
         return read_field(f, data_);
     }
@@ -60,41 +74,41 @@ void decode_special(Event& e, const Fields& r) {
     const auto bit = [](std::int64_t w, std::int64_t n) { return (w >> n) & 1; };
     switch (e.kind) {
     case EventKind::InjVirq: {  // "irq" before Linux 5.x, "vector" after
-        auto v = r("vector");
-        copy(e, slot::inj_vector, v ? v : r("irq"));
-        copy(e, slot::inj_soft, r("soft"));
-        copy(e, slot::inj_reinjected, r("reinjected"));
+        auto v = r(F("vector"));
+        copy(e, slot::inj_vector, v ? v : r(F("irq")));
+        copy(e, slot::inj_soft, r(F("soft")));
+        copy(e, slot::inj_reinjected, r(F("reinjected")));
         return;
     }
     case EventKind::ApicAcceptIrq:
     case EventKind::ApicvAcceptIrq:  // dm holds the ICR delivery-mode bits (10:8)
-        copy(e, slot::accept_apicid, r("apicid"));
-        if (auto dm = r("dm")) e.set(slot::accept_dm, (*dm >> 8) & 7);
-        if (auto tm = r("tm")) e.set(slot::accept_tm, *tm != 0);  // the raw ICR trigger bit (0x8000)
-        copy(e, slot::accept_vec, r("vec"));
-        if (e.kind == EventKind::ApicAcceptIrq) copy(e, slot::accept_coalesced, r("coalesced"));
+        copy(e, slot::accept_apicid, r(F("apicid")));
+        if (auto dm = r(F("dm"))) e.set(slot::accept_dm, (*dm >> 8) & 7);
+        if (auto tm = r(F("tm"))) e.set(slot::accept_tm, *tm != 0);  // the raw ICR trigger bit (0x8000)
+        copy(e, slot::accept_vec, r(F("vec")));
+        if (e.kind == EventKind::ApicAcceptIrq) copy(e, slot::accept_coalesced, r(F("coalesced")));
         return;
     case EventKind::ApicIpi:
-        copy(e, slot::ipi_dest_id, r("dest_id"));
-        if (auto w = r("icr_low")) decode_packed(e, static_cast<std::uint64_t>(*w));
+        copy(e, slot::ipi_dest_id, r(F("dest_id")));
+        if (auto w = r(F("icr_low"))) decode_packed(e, static_cast<std::uint64_t>(*w));
         return;
     case EventKind::IoapicSetIrq:  // slots: pin, dst, vec, dm, dest_mode, tm, masked, coalesced
-        copy(e, 0, r("pin"));
-        copy(e, 7, r("coalesced"));
-        if (auto w = r("e")) decode_packed(e, static_cast<std::uint64_t>(*w));
+        copy(e, 0, r(F("pin")));
+        copy(e, 7, r(F("coalesced")));
+        if (auto w = r(F("e"))) decode_packed(e, static_cast<std::uint64_t>(*w));
         return;
     case EventKind::PicSetIrq: {
-        copy(e, 0, r("chip"));
-        auto pin = r("pin");
+        copy(e, 0, r(F("chip")));
+        auto pin = r(F("pin"));
         copy(e, 1, pin);
-        if (auto elcr = r("elcr"); elcr && pin) e.set(2, bit(*elcr, *pin));
-        if (auto imr = r("imr"); imr && pin) e.set(3, bit(*imr, *pin));
-        copy(e, 4, r("coalesced"));
+        if (auto elcr = r(F("elcr")); elcr && pin) e.set(2, bit(*elcr, *pin));
+        if (auto imr = r(F("imr")); imr && pin) e.set(3, bit(*imr, *pin));
+        copy(e, 4, r(F("coalesced")));
         return;
     }
     case EventKind::MsiSetIrq: {
-        auto addr = r("address");
-        auto data = r("data");
+        auto addr = r(F("address"));
+        auto data = r(F("data"));
         if (!addr || !data) return;
         e.set(0, ((*addr >> 12) & 0xff) | ((*addr >> 32) & 0xffffff00));
         e.set(1, *data & 0xff);
@@ -123,21 +137,9 @@ bool special_kind(EventKind k) {
     }
 }
 
-// Names every decode path may ask a kind for, so construction can look them all up
-// and decode() never has to (it must stay read-only for the reader threads).
-constexpr const char* kSpecialFieldNames[] = {"vector", "irq", "soft", "reinjected", "apicid", "dm", "tm", "vec",
-                                              "coalesced", "dest_id", "icr_low", "pin", "e", "chip", "elcr", "imr",
-                                              "address", "data"};
-
-static_assert(std::size(kSpecialFieldNames) <= std::tuple_size_v<decltype(RecordDecoder::TypeInfo::fields)>);
+static_assert(std::size(kSpecialFieldNames) <= std::tuple_size_v<decltype(RecordDecoder::TypeInfo::special)>);
 
 }  // namespace
-
-const tep_format_field* RecordDecoder::TypeInfo::field(const char* name) const {
-    for (std::size_t i = 0; i < nfields; ++i)
-        if (std::strcmp(fields[i].first, name) == 0) return fields[i].second;
-    return nullptr;
-}
 
 RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, std::uint64_t page_size)
     : path_(std::move(path)), page_size_(page_size) {
@@ -161,7 +163,7 @@ RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, st
             const auto& info = kind_info(ti.kind);
             for (std::size_t i = 0; i < info.nfields; ++i) ti.slot_fields[i] = tep_find_field(ev, info.fields[i].data());
         } else {
-            for (const char* n : kSpecialFieldNames) ti.fields[ti.nfields++] = {n, tep_find_field(ev, n)};
+            for (std::size_t i = 0; i < std::size(kSpecialFieldNames); ++i) ti.special[i] = tep_find_field(ev, kSpecialFieldNames[i]);
         }
         if (!common_type_) {
             common_type_ = tep_find_common_field(ev, "common_type");
@@ -205,7 +207,9 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
     e.kind = ti.kind;
     e.name_id = ti.name_id;
     e.record = out.next_record++;
-    if (ti.kind == EventKind::Other) {  // not copied: where it is in the file is enough (capture/README.md)
+    if (out.wants_fields && !out.wants_fields(ti.kind)) {
+        // kind, time, CPU, thread and name only
+    } else if (ti.kind == EventKind::Other) {  // not copied: where it is in the file is enough (capture/README.md)
         e.raw_off = rec.offset;
         e.raw_len = static_cast<std::uint32_t>(rec.size);
     } else if (ti.plain) {

@@ -22,22 +22,40 @@ namespace irqflow {
 struct Batch {
     EventStore events;
     const std::function<void(const Event&)>* sink = nullptr;
+    // When set, only events of kinds it accepts get their fields decoded (the others
+    // carry kind, time, CPU, thread and name): a pass that reads few fields skips the rest.
+    bool (*wants_fields)(EventKind) = nullptr;
     std::uint64_t next_record = 0;
     std::uint64_t added = 0;
-    std::unordered_set<std::int32_t> tids;  // every thread seen (for their names)
+    std::vector<std::int32_t> tids;  // every thread seen (for their names), in order of appearance
 
     void add(const Event& e) {
-        if (e.tid.value() != last_tid_) {
-            last_tid_ = e.tid.value();
-            tids.insert(last_tid_);
-        }
+        note_thread(e.tid.value());
         ++added;
         if (sink) (*sink)(e);
         else events.push_back(e);
     }
 
 private:
+    void note_thread(std::int32_t tid) {
+        if (tid == last_tid_) return;
+        last_tid_ = tid;
+        // Linux thread ids stay below pid_max (at most 2^22): a bitmap answers for them
+        if (tid >= 0 && tid < kBitmapTids) {
+            if (seen_.empty()) seen_.resize(kBitmapTids / 64, 0);
+            std::uint64_t& w = seen_[static_cast<std::size_t>(tid) / 64];
+            const std::uint64_t bit = std::uint64_t{1} << (tid % 64);
+            if (w & bit) return;
+            w |= bit;
+            tids.push_back(tid);
+        } else if (other_seen_.insert(tid).second) {
+            tids.push_back(tid);
+        }
+    }
+    static constexpr std::int32_t kBitmapTids = 1 << 22;
     std::int32_t last_tid_ = INT32_MIN;
+    std::vector<std::uint64_t> seen_;
+    std::unordered_set<std::int32_t> other_seen_;
 };
 
 // Resolves every event type of the file once (kind, name, field handles), interning
@@ -56,13 +74,12 @@ public:
         EventKind kind = EventKind::Other;
         std::uint16_t name_id = 0;
         tep_event* ev = nullptr;
-        // Kernel fields by the names the decoder asks for (filled at construction).
-        std::array<std::pair<const char*, const tep_format_field*>, 24> fields{};
-        std::size_t nfields = 0;
+        // Kernel fields of special kinds, by their index in the decoder's list of names
+        // (record_decoder.cpp, kSpecialFieldNames), looked up at construction.
+        std::array<const tep_format_field*, 24> special{};
         // Kinds whose slots are the kernel fields of the same name.
         bool plain = false;
         std::array<const tep_format_field*, kMaxFields> slot_fields{};
-        const tep_format_field* field(const char* name) const;
     };
 
 private:
