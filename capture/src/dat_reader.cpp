@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <exception>
 #include <future>
 #include <memory>
 #include <optional>
@@ -123,7 +124,6 @@ private:
     bool timed_out_ = false;
 };
 
-
 // Decodes all streams' records in (timestamp, stream) order — the order trace-cmd
 // report prints — straight into one batch. (Decoding each CPU on its own thread and
 // merging afterwards was slower on 2 cores: the extra copy of every event costs more
@@ -152,6 +152,7 @@ struct IteratorContext {
     const RecordDecoder* decoder;
     Batch* out;
     std::optional<InputError> error;  // exceptions must not cross libtracecmd's C frames
+    std::exception_ptr other;         // anything else a sink threw (a cancelled stream)
     std::string path;
 };
 
@@ -164,6 +165,8 @@ int on_record(tracecmd_input* /*h*/, tep_record* rec, int /*cpu*/, void* data) {
         ctx.error = e;
     } catch (const std::exception& e) {
         ctx.error.emplace(ctx.path, InputPosition{InputPosition::Unit::Byte, rec->offset}, e.what());
+    } catch (...) {
+        ctx.other = std::current_exception();
     }
     return -1;
 }
@@ -179,8 +182,9 @@ void read_with_libtracecmd(const std::string& path, tracecmd_input* top, const R
         instances.emplace_back(ih);
         handles.push_back(ih);
     }
-    IteratorContext ctx{&decoder, &b, std::nullopt, path};
+    IteratorContext ctx{&decoder, &b, std::nullopt, nullptr, path};
     tracecmd_iterate_events_multi(handles.data(), static_cast<int>(handles.size()), on_record, &ctx);
+    if (ctx.other) std::rethrow_exception(ctx.other);
     if (ctx.error) throw *ctx.error;
 }
 

@@ -16,14 +16,15 @@ public:
     struct Entry {
         Tid tid{-1};
         EventKind kind = EventKind::Other;
-        std::int16_t eoi_vector = -1;  // kvm_eoi's vector
+        std::int16_t eoi_vector = -1;  // kvm_eoi's vector (-2: a value no vector has, from a corrupt record)
     };
 
     void push(const Event& e) {
         Entry& r = ring_[count_ & (kSize - 1)];
         r.tid = e.tid;
         r.kind = e.kind;
-        r.eoi_vector = e.kind == EventKind::Eoi ? static_cast<std::int16_t>(e.f[slot::eoi_vector]) : std::int16_t{-1};
+        const std::int64_t v = e.kind == EventKind::Eoi ? e.f[slot::eoi_vector] : -1;
+        r.eoi_vector = v >= -1 && v <= INT16_MAX ? static_cast<std::int16_t>(v) : std::int16_t{-2};
         ++count_;
     }
     // How many entries back() can reach.
