@@ -149,7 +149,7 @@ std::size_t EventStore::lower_bound_record(std::uint64_t r) const {
 }
 
 std::size_t EventStore::owner_index(VmId vm, VcpuId vcpu) {
-    const std::uint64_t key = (std::uint64_t{static_cast<std::uint32_t>(vm.value())} << 32) | static_cast<std::uint32_t>(vcpu.value());
+    const std::uint64_t key = vm_vcpu_key(vm, vcpu);
     if (key == last_owner_key_) return last_owner_;
     auto [it, added] = owner_ids_.try_emplace(key, owners_.size());
     if (added) owners_.push_back(Owner{vm, vcpu});

@@ -40,8 +40,7 @@ TraceStream::TraceStream(const std::string& path, const LoadOptions& options) : 
     check_file(path);
     dat_ = looks_like_dat(path);
     if (!dat_) {
-        t_ = read_trace_text(path);
-        attribute(t_);
+        t_ = load_trace(path, options);  // text: loaded whole
         return;
     }
     Attributor a(t_);

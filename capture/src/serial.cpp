@@ -105,8 +105,11 @@ namespace {
 std::vector<UartStream> rebuild_uarts(const Trace& trace, std::uint16_t port) {
     std::vector<UartStream> out(trace.vms.size());
     std::vector<bool> dlab(trace.vms.size());
-    for (const auto& e : trace.events) {
-        if (e.kind != EventKind::Pio || e.vm.value() < 0 || static_cast<std::size_t>(e.vm.value()) >= out.size()) continue;
+    const EventStore& events = trace.events;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        if (events.kind(i) != EventKind::Pio) continue;  // decode only the port I/O
+        const Event e = events[i];
+        if (e.vm.value() < 0 || static_cast<std::size_t>(e.vm.value()) >= out.size()) continue;
         const auto vm = static_cast<std::size_t>(e.vm.value());
         auto rw = e.get(slot::pio_rw), p = e.get(slot::pio_port), val = e.get(slot::pio_val);
         if (!rw || *rw != 1 || !p || !val) continue;

@@ -12,16 +12,12 @@ namespace irqflow {
 Summarizer::Summarizer(const Trace& skeleton) : t_(skeleton) {
     for (const auto& vm : t_.vms)
         for (const auto& v : vm.vcpus) {
-            index_[key(vm.id, v.id)] = s_.vcpus.size();
+            index_[vm_vcpu_key(vm.id, v.id)] = s_.vcpus.size();
             s_.vcpus.push_back({vm.id, v.id, v.tid, v.apic, v.apic_from_trace, 0, {}, {}});
         }
     exits_.resize(s_.vcpus.size());
     names_ = t_.name_count();
     by_name_.assign(s_.vcpus.size() * names_, 0);
-}
-
-std::uint64_t Summarizer::key(VmId vm, VcpuId vcpu) {
-    return (std::uint64_t{static_cast<std::uint32_t>(vm.value())} << 32) | static_cast<std::uint32_t>(vcpu.value());
 }
 
 std::size_t Summarizer::reason_id(const Event& e) {
@@ -63,7 +59,7 @@ void Summarizer::add(const Event& e) {
         reason = reason_id(e);
         ++exits_total_[reason];
     }
-    const std::uint64_t k = key(e.vm, e.vcpu);
+    const std::uint64_t k = vm_vcpu_key(e.vm, e.vcpu);
     if (k != last_key_) {
         auto it = index_.find(k);
         last_key_ = k;

@@ -199,8 +199,8 @@ private:
     detail::BlockArray<std::uint8_t> fields_;
     std::unordered_map<std::uint64_t, std::int64_t> wide_;
     std::vector<Owner> owners_{Owner{}};
-    std::unordered_map<std::uint64_t, std::size_t> owner_ids_{{UINT64_MAX, 0}};  // (vm, vcpu) → index
-    std::uint64_t last_owner_key_ = UINT64_MAX;  // attribution stamps runs of one thread's events
+    std::unordered_map<std::uint64_t, std::size_t> owner_ids_{{vm_vcpu_key(kUnknownVm, kUnknownVcpu), 0}};  // → owners_ index
+    std::uint64_t last_owner_key_ = vm_vcpu_key(kUnknownVm, kUnknownVcpu);  // attribution stamps runs of one thread's events
     std::size_t last_owner_ = 0;
 };
 

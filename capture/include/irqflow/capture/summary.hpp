@@ -43,7 +43,6 @@ public:
 
 private:
     static constexpr std::size_t kMaxNames = 65536;  // name ids are 16-bit
-    static std::uint64_t key(VmId vm, VcpuId vcpu);
     std::size_t reason_id(const Event& exit);
 
     const Trace& t_;

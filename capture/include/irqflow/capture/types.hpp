@@ -43,6 +43,11 @@ using HostCpu = Strong<HostCpuTag, std::int32_t>;
 inline constexpr VcpuId kUnknownVcpu{-1};
 inline constexpr VmId kUnknownVm{-1};
 
+// One 64-bit key for a (VM, vCPU) pair, unknowns included, for hash tables.
+constexpr std::uint64_t vm_vcpu_key(VmId vm, VcpuId vcpu) {
+    return (std::uint64_t{static_cast<std::uint32_t>(vm.value())} << 32) | static_cast<std::uint32_t>(vcpu.value());
+}
+
 }  // namespace irqflow
 
 template <class Tag, class Rep>
