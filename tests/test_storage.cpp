@@ -15,6 +15,7 @@
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/database.hpp"
 #include "irqflow/storage/sha256.hpp"
+#include "trace_builder.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;
@@ -91,6 +92,73 @@ TEST_CASE("every sample imports and SQL answers what capture and replay computed
     CHECK(one(d, "PRAGMA integrity_check") == "ok");
 }
 
+namespace {
+
+// The exits view against the trace: every exit of a known vCPU, its guest time since the
+// vCPU's entry before it and its host time until the entry after (none across another
+// exit), and kvm_exit's rows in record order.
+void check_exit_times(Database& d, std::int64_t session, const Trace& t) {
+    struct Expected {
+        std::int64_t guest = -1, host = -1;
+    };
+    std::map<std::uint64_t, Expected> want;  // by record
+    std::map<std::uint64_t, std::pair<std::int64_t, std::int64_t>> last;  // vCPU key → (last entry ts, open exit record + 1)
+    for (const Event& e : t.events) {
+        if (e.vcpu == kUnknownVcpu || (e.kind != EventKind::Exit && e.kind != EventKind::Entry)) continue;
+        auto& [entry_ts, open] = last.try_emplace(vm_vcpu_key(e.vm, e.vcpu), -1, 0).first->second;
+        if (e.kind == EventKind::Exit) {
+            want[e.record].guest = entry_ts >= 0 ? e.ts.value() - entry_ts : -1;
+            entry_ts = -1;
+            open = static_cast<std::int64_t>(e.record) + 1;
+        } else {
+            if (open) want[static_cast<std::uint64_t>(open - 1)].host = e.ts.value() - t.events[0].ts.value();  // ts of the entry, for now
+            open = 0;
+            entry_ts = e.ts.value();
+        }
+    }
+    const auto s = std::to_string(session);
+    auto q = d.query("SELECT record, ts_ns, coalesce(guest_ns, -1), coalesce(host_ns, -1) FROM exits WHERE session = " + s + " ORDER BY record");
+    REQUIRE(q.rows.size() == want.size());
+    std::size_t wrong = 0;
+    for (const auto& row : q.rows) {
+        const auto rec = std::stoull(*row[0]);
+        const auto it = want.find(rec);
+        if (it == want.end()) {
+            ++wrong;
+            continue;
+        }
+        const std::int64_t ts = std::stoll(*row[1]);
+        const std::int64_t host = it->second.host >= 0 ? it->second.host + t.events[0].ts.value() - ts : -1;
+        wrong += std::stoll(*row[2]) != it->second.guest || std::stoll(*row[3]) != host;
+    }
+    CHECK(wrong == 0);
+    CHECK(one(d, "SELECT count(*) FROM kvm_exit a JOIN kvm_exit b ON b.rowid = a.rowid + 1 WHERE a.session = " + s +
+                 " AND b.session = " + s + " AND b.record <= a.record") == "0");
+}
+
+}  // namespace
+
+TEST_CASE("exit rows carry guest and host time, also of a vCPU halted while the others exit a lot", "[storage]") {
+    auto path = fresh_db("exit-times.db");
+    Database d(path.string(), Database::Mode::ReadWrite);
+    const auto id = import_sample(d, "xapic.dat");
+    check_exit_times(d, id, load_trace(sample("xapic.dat")));
+    // vCPU 0 halts while vCPU 1 exits more often than the writer keeps exits waiting
+    // (its HLT exit is written early and its host time filled in at the wake-up)
+    TraceBuilder b(2);
+    b.entry(0).entry(1).exit(0, 0x78);
+    for (int i = 0; i < 70000; ++i) b.exit(1).entry(1);
+    b.wait_ns(5000).entry(0).exit(0).exit(0).entry(0);
+    const Trace t = b.build();
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    const auto id2 = d.import_session("halted", t, "halted-sha", replay::replay(t, o), nullptr);
+    check_exit_times(d, id2, t);
+    CHECK(one(d, "SELECT halted || ' ' || host_ns FROM exits WHERE session = " + std::to_string(id2) + " AND reason = 120") ==
+          "1 " + std::to_string(2 * 70000 * 1000 + 5000 + 1000));
+    CHECK(one(d, "SELECT count(*) FROM events WHERE session = " + std::to_string(id2)) == std::to_string(t.records()));
+}
+
 TEST_CASE("the same trace twice is refused by content hash and rm removes a session whole", "[storage]") {
     auto path = fresh_db("dup.db");
     Database d(path.string(), Database::Mode::ReadWrite);
@@ -98,8 +166,9 @@ TEST_CASE("the same trace twice is refused by content hash and rm removes a sess
     import_sample(d, "xapic.dat");
     CHECK_THROWS_WITH(import_sample(d, "pveoi-on-midflight-v6.dat"), Catch::Contains("already session 1"));
     REQUIRE(d.remove_session("pveoi-on-midflight-v6.dat"));
-    CHECK(one(d, "SELECT count(*) FROM event_rows WHERE rowid >> 40 = 1") == "0");
-    for (const char* table : {"event_names", "gaps", "vcpus", "serial_lines", "exits", "exit_counts",
+    CHECK(one(d, "SELECT count(*) FROM events WHERE session = 1") == "0");
+    CHECK(one(d, "SELECT count(*) FROM events WHERE session = 2") == one(d, "SELECT event_count FROM sessions WHERE id = 2"));
+    for (const char* table : {"event_tables", "event_names", "gaps", "vcpus", "serial_lines", "exits", "exit_counts",
                               "interrupts", "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats"})
         CHECK(one(d, std::string("SELECT count(*) FROM ") + table + " WHERE session = 1") == "0");
     CHECK(one(d, "SELECT count(*) FROM events WHERE session = 2") == "150406");
@@ -164,7 +233,7 @@ TEST_CASE("kill -9 during an import leaves a valid database without a partial se
         INFO("killed after " << delay_ms << " ms");
         CHECK(one(d, "PRAGMA integrity_check") == "ok");
         const auto sessions = std::stoll(one(d, "SELECT count(*) FROM sessions"));
-        const auto rows = std::stoll(one(d, "SELECT count(*) FROM event_rows"));
+        const auto rows = std::stoll(one(d, "SELECT count(*) FROM events"));
         if (sessions == 0) {
             CHECK(rows == 0);
             killed_mid_import += WIFSIGNALED(st);
@@ -205,6 +274,46 @@ TEST_CASE("schema 4: a follow-on finding names its root, the root what the model
                  "(SELECT * FROM findings ORDER BY id)") == "ISR-ORDER 10 -; EOI-NOT-HIGHEST-ISR 11 0; PVEOI-NOT-ARMED 15 0");
     CHECK(one(d, "SELECT resync FROM findings_with_evidence WHERE caused_by IS NULL") == "retired {0xfd} from ISR");
     CHECK(one(d, "SELECT CAST(value AS INTEGER) FROM stats WHERE key = 'follow_ons'") == "2");
+}
+
+TEST_CASE("schema 5: a version-4 file's events move to the per-kind tables, its exits into kvm_exit", "[storage]") {
+    auto v4 = fresh_db("v4.db");
+    {
+        sqlite3* db = nullptr;
+        REQUIRE(sqlite3_open(v4.c_str(), &db) == SQLITE_OK);
+        for (int i = 0; i < 4; ++i) REQUIRE(sqlite3_exec(db, storage::migrations()[static_cast<std::size_t>(i)].c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+        const std::int64_t s1 = std::int64_t{1} << 40, s2 = std::int64_t{2} << 40;
+        const std::string sql =
+            "PRAGMA user_version = 4;"
+            "INSERT INTO sessions (id, name, source, source_sha256, event_count) VALUES (1, 'a', 'a.dat', 'a', 4), (2, 'b', 'b.dat', 'b', 2);"
+            "INSERT INTO event_names VALUES (1, 0, 'kvm_entry'), (1, 1, 'kvm_exit'), (1, 2, 'kvm_fpu'), (1, 3, 'kvm_nested_vmrun'),"
+            " (2, 0, 'kvm_exit'), (2, 1, 'kvm_entry');"
+            "INSERT INTO vcpus VALUES (1, 0, 0, 100, 0, 1), (2, 0, 0, 200, 0, 1);"
+            "INSERT INTO event_rows (rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1) VALUES"
+            " (" + std::to_string(s1) + ", 100, 0, 100, 0, 0, 0, 0, 4096),"
+            " (" + std::to_string(s1 + 1) + ", 150, 0, 100, 0, 0, 1, 12, 1),"
+            " (" + std::to_string(s1 + 2) + ", 160, 0, 100, 0, 0, 2, NULL, NULL),"
+            " (" + std::to_string(s1 + 3) + ", 170, 0, 100, 0, 0, 3, 4096, NULL),"
+            " (" + std::to_string(s2) + ", 10, 1, 200, 0, 0, 0, 120, 2),"
+            " (" + std::to_string(s2 + 1) + ", 30, 1, 200, 0, 0, 1, 0, 4096);"
+            "INSERT INTO exits VALUES (1, 1, 150, 0, 0, 1, 12, 'HLT', 50, NULL, 1), (2, 0, 10, 0, 0, 2, 120, 'EXIT_HLT', NULL, 20, 1);";
+        REQUIRE(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(db);
+    }
+    Database d(v4.string(), Database::Mode::ReadWrite);
+    CHECK(d.schema_version() == storage::kSchemaVersion);
+    CHECK(one(d, "SELECT group_concat(session || ':' || record || ':' || name, ' ') FROM (SELECT * FROM events ORDER BY session, record)") ==
+          "1:0:kvm_entry 1:1:kvm_exit 1:2:kvm_fpu 1:3:kvm_nested_vmenter 2:0:kvm_exit 2:1:kvm_entry");
+    CHECK(one(d, "SELECT group_concat(session || ' ' || exit_reason || ' ' || isa || ' ' || coalesce(guest_ns, '-') || ' ' || coalesce(host_ns, '-'), '; ') "
+                 "FROM kvm_exit") == "1 12 1 50 -; 2 120 2 - 20");
+    CHECK(one(d, "SELECT group_concat(reason_name || ' ' || halted, ', ') FROM exits") == "HLT 1, EXIT_HLT 1");
+    CHECK(one(d, "SELECT count(*) FROM intervals WHERE session = 2 AND state = 'halted'") == "1");
+    CHECK(one(d, "SELECT count(*) FROM sqlite_master WHERE name IN ('event_rows')") == "0");
+    // the migrated sessions read back, and removing one leaves the other whole
+    CHECK(d.load_session("a").trace.records() == 4);
+    REQUIRE(d.remove_session("a"));
+    CHECK(one(d, "SELECT count(*) FROM events") == "2");
+    CHECK(d.load_session("b").trace.events.size() == 2);
 }
 
 TEST_CASE("schema migrations: a version-1 file is upgraded, a newer one refused untouched", "[storage]") {
@@ -378,9 +487,9 @@ TEST_CASE("stored VM and vCPU ids that the session does not list are refused, by
     for (const Damage& d : {Damage{"UPDATE vcpus SET vm = 7", "VM ids must run 0, 1, 2"},
                             Damage{"UPDATE vcpus SET vcpu = -1 WHERE vcpu = (SELECT min(vcpu) FROM vcpus)", "vCPU id out of range"},
                             Damage{"UPDATE vcpus SET vcpu = 4294967295 WHERE vcpu = (SELECT min(vcpu) FROM vcpus)", "vCPU id out of range"},
-                            Damage{"UPDATE event_rows SET vm = 5 WHERE rowid = (SELECT min(rowid) FROM event_rows WHERE vm IS NOT NULL)",
+                            Damage{"UPDATE kvm_entry SET vm = 5 WHERE rowid = (SELECT min(rowid) FROM kvm_entry WHERE vm IS NOT NULL)",
                                    "VM 5 is not one the session lists"},
-                            Damage{"UPDATE event_rows SET vcpu = -7 WHERE rowid = (SELECT min(rowid) FROM event_rows WHERE vcpu IS NOT NULL)",
+                            Damage{"UPDATE kvm_entry SET vcpu = -7 WHERE rowid = (SELECT min(rowid) FROM kvm_entry WHERE vcpu IS NOT NULL)",
                                    "vCPU -7 is not one the session lists"}}) {
         INFO(d.sql);
         auto path = fresh_db("bad-ids.db");
@@ -429,7 +538,7 @@ TEST_CASE("query cannot write or attach or vacuum or leak addresses and streams 
     CHECK_FALSE(std::filesystem::exists(out_file));
     CHECK_FALSE(std::filesystem::exists(scratch("attached.db")));
     // reading pragmas and a trailing comment are fine
-    CHECK(q("PRAGMA user_version").out == "user_version\n4\n");
+    CHECK(q("PRAGMA user_version").out == "user_version\n" + std::to_string(storage::kSchemaVersion) + "\n");
     CHECK(q("SELECT 1 AS one; -- the answer\n/* done */").out == "one\n1\n");
     // an endless recursive query: the first rows stream out at once, a limit ends it
     // quietly, a timeout with an error; memory stays flat either way (never collected)

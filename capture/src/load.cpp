@@ -6,8 +6,8 @@
 
 #include "dat_reader.hpp"
 #include "dat_validate.hpp"
-#include "event_pipe.hpp"
 #include "irqflow/capture/attribution.hpp"
+#include "irqflow/capture/batch_pipe.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 

@@ -1,11 +1,16 @@
-// One session into the database, in one transaction: metadata, every event, and what
-// the replay derived from them.
+// One session into the database, in one transaction: metadata, every event as it
+// arrives (SessionWriter), and what the replay derived from them.
+#include <deque>
 #include <map>
+#include <set>
+#include <unordered_map>
 #include <variant>
 
+#include "event_tables.hpp"
+#include "row_writer.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
 #include "irqflow/replay/statistics.hpp"
-#include "irqflow/storage/database.hpp"
+#include "irqflow/storage/session_writer.hpp"
 #include "sqlite_util.hpp"
 
 namespace irqflow::storage {
@@ -13,114 +18,121 @@ namespace {
 
 using replay::ReplayResult;
 
-void insert_events(sqlite3* db, std::int64_t id, const Trace& t, const std::function<void(const ImportProgress&)>& progress) {
-    Stmt names(db, "INSERT INTO event_names (session, id, name) VALUES (?1, ?2, ?3)");
-    for (std::size_t i = 0; i < t.name_count(); ++i)
-        names.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, std::string_view(t.name(static_cast<std::uint16_t>(i)))).run();
-    // Rows go in batches of kBatch per statement: one sqlite3_step per batch.
-    constexpr int kBatch = 32, kCols = 15;
-    auto sql = [](int n) {
-        std::string q = "INSERT INTO event_rows (rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7) VALUES ";
-        for (int r = 0; r < n; ++r) {
-            q += r ? ",(" : "(";
-            for (int c = 0; c < kCols; ++c) q += c ? ",?" : "?";
-            q += ")";
-        }
-        return q;
-    };
-    Stmt batch(db, sql(kBatch));
-    Stmt single(db, sql(1));
-    Stmt gap(db, "INSERT INTO gaps (session, ts_ns, cpu, lost, before_record) VALUES (?1, ?2, ?3, ?4, ?5)");
-    ImportProgress p{0, t.events.size()};
-    int in_batch = 0;
-    auto bind_row = [&](Stmt& s, int base, const Event& e) {
-        s.bind(base + 1, (id << 40) | static_cast<std::int64_t>(e.record)).bind(base + 2, e.ts.value());
-        s.bind(base + 3, e.cpu.value()).bind(base + 4, e.tid.value());
-        s.bind(base + 5, e.vm == kUnknownVm ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vm.value()});
-        s.bind(base + 6, e.vcpu == kUnknownVcpu ? std::optional<std::int64_t>{} : std::optional<std::int64_t>{e.vcpu.value()});
-        s.bind(base + 7, static_cast<std::int64_t>(e.name_id));
-        for (int f = 0; f < static_cast<int>(kMaxFields); ++f) s.bind(base + 8 + f, e.get(f));
-    };
-    std::vector<std::size_t> tail;
-    for (std::size_t i = 0; i < t.events.size(); ++i) {
-        const Event e = t.events[i];
-        if (e.kind == EventKind::Lost) {
-            gap.bind(1, id).bind(2, e.ts.value()).bind(3, e.cpu.value()).bind(4, e.f[slot::lost_count]).bind(5, e.record).run();
-        } else {
-            bind_row(batch, in_batch * kCols, e);
-            tail.push_back(i);
-            if (++in_batch == kBatch) {
-                batch.run();
-                in_batch = 0;
-                tail.clear();
-            }
-        }
-        if (++p.done % 65536 == 0 && progress) progress(p);
-    }
-    for (std::size_t i : tail) {  // the last partial batch, one row at a time
-        bind_row(single, 0, t.events[i]);
-        single.run();
-    }
-    // which f-column holds which field, per event name (for anyone writing SQL)
-    Stmt fn(db, "INSERT OR IGNORE INTO field_names (name, slot, field) VALUES (?1, ?2, ?3)");
-    for (const auto& k : all_kinds())
-        for (std::size_t i = 0; i < k.nfields; ++i)
-            fn.bind(1, k.name).bind(2, static_cast<std::int64_t>(i)).bind(3, k.fields[i]).run();
-    if (progress) progress(p);
-}
+// Exit and entry times per vCPU: each exit's guest time (since the entry before) is
+// known at the exit, its host time (until the next entry) only at that entry. Exits
+// wait in record order until theirs is known; past kMaxWaiting (a vCPU halted while
+// others keep exiting) the oldest is written without it and updated by rowid later.
+class ExitTimes {
+public:
+    static constexpr std::size_t kMaxWaiting = 65536;
+    explicit ExitTimes(RowWriter& rows) : rows_(rows) {}
 
-// Exits, each with the guest time that ended at it (since the entry before) and the
-// time after it until the next entry (host, or halted after HLT): the per-vCPU
-// guest/host/halted intervals.
-void insert_exits(sqlite3* db, std::int64_t id, const Trace& t) {
-    Stmt ex(db, "INSERT INTO exits (session, record, ts_ns, vm, vcpu, isa, reason, reason_name, guest_ns, host_ns, halted) "
-                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
-    Stmt cnt(db, "INSERT INTO exit_counts (session, vm, vcpu, reason_name, exits) VALUES (?1, ?2, ?3, ?4, ?5)");
-    // per (vm, vcpu) slots; host_ns is known only at the next entry of that vCPU
-    std::map<std::pair<std::int32_t, std::int32_t>, std::size_t> slot_of;
-    std::vector<std::size_t> pending_exit;  // index+1 of the exit waiting for its entry
-    std::vector<std::int64_t> last_entry;   // ts of the entry before the next exit, -1 none
-    std::vector<std::int64_t> host_ns(t.events.size(), -1);
-    std::vector<std::size_t> ev_slot(t.events.size(), SIZE_MAX);
-    for (std::size_t i = 0; i < t.events.size(); ++i) {
-        const auto& e = t.events[i];
-        if (e.vcpu == kUnknownVcpu || (e.kind != EventKind::Exit && e.kind != EventKind::Entry)) continue;
-        const std::size_t k = ev_slot[i] = slot_of.try_emplace({e.vm.value(), e.vcpu.value()}, slot_of.size()).first->second;
-        if (k >= pending_exit.size()) {
-            pending_exit.resize(k + 1, 0);
-            last_entry.resize(k + 1, -1);
+    void exit(const Event& e) {
+        Row r{e, std::nullopt, std::nullopt};
+        if (e.vcpu == kUnknownVcpu) {
+            unknown_reasons_.emplace(e.get(slot::exit_isa).value_or(kIsaVmx), e.get(slot::exit_reason).value_or(-1));
+            waiting_.push_back({std::move(r), true, 0});
+            drain();
+            return;
         }
-        if (e.kind == EventKind::Exit) {
-            pending_exit[k] = i + 1;
-        } else if (pending_exit[k]) {
-            host_ns[pending_exit[k] - 1] = e.ts.value() - t.events[pending_exit[k] - 1].ts.value();
-            pending_exit[k] = 0;
+        auto& v = vcpus_[vm_vcpu_key(e.vm, e.vcpu)];
+        close(v);  // two exits without an entry between: the first has no host time
+        if (v.last_entry >= 0) r.guest_ns = e.ts.value() - v.last_entry;
+        v.last_entry = -1;
+        count(v, e);
+        waiting_.push_back({std::move(r), false, vm_vcpu_key(e.vm, e.vcpu)});
+        v.open = base_ + waiting_.size();
+        v.exit_ts = e.ts.value();
+        drain();
+    }
+    void entry(const Event& e) {
+        if (e.vcpu == kUnknownVcpu) return;
+        auto& v = vcpus_[vm_vcpu_key(e.vm, e.vcpu)];
+        v.last_entry = e.ts.value();
+        const std::int64_t host = e.ts.value() - v.exit_ts;
+        if (v.open) {
+            auto& w = waiting_[v.open - 1 - base_];
+            w.row.host_ns = host;
+            w.done = true;
+            v.open = 0;
+            drain();
+        } else if (v.written_early) {
+            rows_.set_host_time(e.vm, e.vcpu, host);
+            v.written_early = false;
         }
     }
-    std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> counts;
-    std::string name;
-    for (std::size_t i = 0; i < t.events.size(); ++i) {
-        const auto& e = t.events[i];
-        if (ev_slot[i] == SIZE_MAX) continue;
-        const std::size_t k = ev_slot[i];
-        if (e.kind == EventKind::Entry) {
-            last_entry[k] = e.ts.value();
-            continue;
-        }
+    void finish() {
+        for (auto& w : waiting_) rows_.insert(std::move(w.row));
+        waiting_.clear();
+    }
+    // Exits per (vCPU, reason name): exit_counts; and every (isa, reason) seen.
+    std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> counts() const {
+        std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> out;
+        for (const auto& [key, v] : vcpus_)
+            for (const auto& rc : v.reasons)
+                out[{static_cast<std::int32_t>(key >> 32), static_cast<std::int32_t>(key & 0xffffffff), exit_reason_key(rc.reason, rc.isa)}] += rc.n;
+        return out;
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> reasons() const {  // (isa, code or -1)
+        std::vector<std::pair<std::int64_t, std::int64_t>> out(unknown_reasons_.begin(), unknown_reasons_.end());
+        for (const auto& [key, v] : vcpus_)
+            for (const auto& rc : v.reasons) out.emplace_back(rc.isa, rc.reason.value_or(-1));
+        return out;
+    }
+
+private:
+    struct ReasonCount {
+        std::int64_t isa;
+        std::optional<std::int64_t> reason;
+        std::int64_t n;
+    };
+    struct Vcpu {
+        std::int64_t last_entry = -1, exit_ts = 0;
+        std::uint64_t open = 0;           // 1 + sequence number of the exit waiting for its entry
+        bool written_early = false;       // that exit was written before its entry came
+        std::vector<ReasonCount> reasons; // a vCPU sees a few dozen reasons at most
+    };
+    struct Waiting {
+        Row row;
+        bool done;
+        std::uint64_t vcpu;
+    };
+    void close(Vcpu& v) {
+        if (v.open) waiting_[v.open - 1 - base_].done = true;
+        v.open = 0;
+        v.written_early = false;
+    }
+    static void count(Vcpu& v, const Event& e) {
         const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
-        const auto reason = e.get(slot::exit_reason).value_or(-1);
-        name = exit_reason_key(e);
-        ex.bind(1, id).bind(2, e.record).bind(3, e.ts.value()).bind(4, e.vm.value()).bind(5, e.vcpu.value());
-        ex.bind(6, isa).bind(7, reason).bind(8, std::string_view(name));
-        ex.bind(9, last_entry[k] >= 0 ? std::optional<std::int64_t>{e.ts.value() - last_entry[k]} : std::nullopt);
-        ex.bind(10, host_ns[i] >= 0 ? std::optional<std::int64_t>{host_ns[i]} : std::nullopt);
-        ex.bind(11, exit_class(e) == ExitClass::Hlt ? 1 : 0).run();
-        last_entry[k] = -1;
-        ++counts[{e.vm.value(), e.vcpu.value(), name}];
+        const auto reason = e.get(slot::exit_reason);
+        for (auto& rc : v.reasons)
+            if (rc.isa == isa && rc.reason == reason) {
+                ++rc.n;
+                return;
+            }
+        v.reasons.push_back({isa, reason, 1});
     }
-    for (const auto& [key, n] : counts)
-        cnt.bind(1, id).bind(2, std::get<0>(key)).bind(3, std::get<1>(key)).bind(4, std::string_view(std::get<2>(key))).bind(5, n).run();
-}
+    void drain() {
+        while (!waiting_.empty() && (waiting_.front().done || waiting_.size() > kMaxWaiting)) {
+            Waiting& w = waiting_.front();
+            if (w.done) {
+                rows_.insert(std::move(w.row));
+            } else {  // its vCPU has been out of the guest for a long time: write it now
+                rows_.insert_early_exit(std::move(w.row));
+                auto& v = vcpus_[w.vcpu];
+                v.open = 0;
+                v.written_early = true;
+            }
+            waiting_.pop_front();
+            ++base_;
+        }
+    }
+    RowWriter& rows_;
+    std::deque<Waiting> waiting_;
+    std::uint64_t base_ = 0;  // sequence number of waiting_.front()
+    std::unordered_map<std::uint64_t, Vcpu> vcpus_;
+    std::set<std::pair<std::int64_t, std::int64_t>> unknown_reasons_;  // of exits of no known vCPU
+};
 
 void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
     Stmt in(db,
@@ -192,60 +204,143 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
 
 }  // namespace
 
-std::int64_t Database::import_session(const std::string& name, const Trace& trace, const std::string& sha256,
-                                      const ReplayResult& replay, const SerialLog* serial,
-                                      const std::function<void(const ImportProgress&)>& progress) {
-    if (readonly_) throw StorageError(path_ + ": opened read-only");
-    exec("BEGIN IMMEDIATE");
-    try {
+struct SessionWriter::Impl {
+    Impl(Database& d, const std::string& name, const TraceMeta& meta, const std::string& sha256,
+         std::function<void(const ImportProgress&)> report, std::uint64_t expected)
+        : db(d), h(d.handle()), on_progress(std::move(report)), progress{0, expected} {
+        if (d.read_only()) throw StorageError(d.path() + ": opened read-only");
+        exec(h, d.path(), "BEGIN IMMEDIATE");
+        txn.h = h;
         {
-            Stmt dup(db_, "SELECT id, name FROM sessions WHERE source_sha256 = ?1");
+            Stmt dup(h, "SELECT id, name FROM sessions WHERE source_sha256 = ?1");
             dup.bind(1, std::string_view(sha256));
             if (dup.row())
-                throw StorageError(path_ + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " +
+                throw StorageError(d.path() + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " +
                                    std::to_string(dup.i64(0)) + " \"" + dup.text(1) + "\"");
         }
         std::string unique = name;
         for (int k = 2;; ++k) {
-            Stmt taken(db_, "SELECT 1 FROM sessions WHERE name = ?1");
+            Stmt taken(h, "SELECT 1 FROM sessions WHERE name = ?1");
             taken.bind(1, std::string_view(unique));
             if (!taken.row()) break;
             unique = name + "-" + std::to_string(k);
         }
-        std::int64_t first = 0, last = 0;
-        if (!trace.events.empty()) {
-            first = trace.events.front().ts.value();
-            last = trace.events.back().ts.value();
+        Stmt s(h, "INSERT INTO sessions (name, source, source_sha256, format, host_kernel, trace_clock, host_cpus) "
+                  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+        s.bind(1, std::string_view(unique)).bind(2, std::string_view(meta.source)).bind(3, std::string_view(sha256));
+        s.bind(4, std::string_view(meta.format)).bind(5, std::string_view(meta.kernel_release));
+        s.bind(6, std::string_view(meta.clock)).bind(7, meta.host_cpus).run();
+        id = sqlite3_last_insert_rowid(h);
+        before.resize(static_cast<std::size_t>(EventKind::Count_));
+        for (EventKind k : stored_kinds()) before[static_cast<std::size_t>(k)] = largest_rowid(k);
+        rows = std::make_unique<RowWriter>(h, d.path(), id);  // from here on the connection is its thread's until finish
+        exit_times = std::make_unique<ExitTimes>(*rows);
+    }
+    std::int64_t largest_rowid(EventKind k) {
+        Stmt last(h, "SELECT coalesce(max(rowid), 0) FROM " + std::string(event_table(k)));
+        last.row();
+        return last.i64(0);
+    }
+
+    void add(const Event& e) {
+        if (!any) first_ts = e.ts.value();
+        any = true;
+        last_ts = e.ts.value();
+        records += e.kind != EventKind::Lost;
+        if (e.kind == EventKind::Exit) {
+            exit_times->exit(e);
+        } else {
+            if (e.kind == EventKind::Entry) exit_times->entry(e);
+            rows->insert(Row{e, std::nullopt, std::nullopt});
         }
-        Stmt s(db_, "INSERT INTO sessions (name, source, source_sha256, format, host_kernel, trace_clock, host_cpus, first_ts_ns, "
-                    "last_ts_ns, event_count, semantics) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
-        s.bind(1, std::string_view(unique)).bind(2, std::string_view(trace.meta.source)).bind(3, std::string_view(sha256));
-        s.bind(4, std::string_view(trace.meta.format)).bind(5, std::string_view(trace.meta.kernel_release));
-        s.bind(6, std::string_view(trace.meta.clock)).bind(7, trace.meta.host_cpus).bind(8, first).bind(9, last);
-        s.bind(10, trace.records()).bind(11, std::string_view(replay::to_string(replay.semantics))).run();
-        const std::int64_t id = sqlite3_last_insert_rowid(db_);
-        if (id >= (1LL << 22)) throw StorageError(path_ + ": too many sessions");
-        insert_events(db_, id, trace, progress);
-        Stmt vc(db_, "INSERT INTO vcpus (session, vm, vcpu, tid, apic_id, apic_id_from_trace) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-        for (const auto& vm : trace.vms)
+        if (++progress.done % 65536 == 0 && on_progress) on_progress(progress);
+    }
+
+    std::int64_t finish(const Trace& t, const ReplayResult& r, const SerialLog* serial) {
+        exit_times->finish();
+        rows->finish();
+        // Each table's new rows are one rowid range (auto-assigned rowids, one writer).
+        Stmt range(h, "INSERT INTO event_tables (session, name, first_rowid, last_rowid) VALUES (?1, ?2, ?3, ?4)");
+        for (EventKind k : stored_kinds()) {
+            const std::int64_t first = before[static_cast<std::size_t>(k)] + 1, last = largest_rowid(k);
+            if (last >= first) range.bind(1, id).bind(2, event_table(k)).bind(3, first).bind(4, last).run();
+        }
+        Stmt names(h, "INSERT INTO event_names (session, id, name) VALUES (?1, ?2, ?3)");
+        for (std::size_t i = 0; i < t.name_count(); ++i)
+            names.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, std::string_view(t.name(static_cast<std::uint16_t>(i)))).run();
+        // which f-column of the events view holds which field, per event name
+        Stmt fn(h, "INSERT OR IGNORE INTO field_names (name, slot, field) VALUES (?1, ?2, ?3)");
+        for (const auto& k : all_kinds())
+            for (std::size_t i = 0; i < k.nfields; ++i) fn.bind(1, k.name).bind(2, static_cast<std::int64_t>(i)).bind(3, k.fields[i]).run();
+        Stmt reason(h, "INSERT OR IGNORE INTO exit_reasons (isa, reason, name, halted) VALUES (?1, ?2, ?3, ?4)");
+        for (const auto& [isa, code] : exit_times->reasons()) {
+            const auto c = code >= 0 ? std::optional<std::int64_t>{code} : std::nullopt;
+            reason.bind(1, isa).bind(2, code).bind(3, std::string_view(exit_reason_key(c, isa)));
+            reason.bind(4, c && exit_class(*c, isa) == ExitClass::Hlt ? 1 : 0).run();
+        }
+        Stmt cnt(h, "INSERT INTO exit_counts (session, vm, vcpu, reason_name, exits) VALUES (?1, ?2, ?3, ?4, ?5)");
+        for (const auto& [key, n] : exit_times->counts())
+            cnt.bind(1, id).bind(2, std::get<0>(key)).bind(3, std::get<1>(key)).bind(4, std::string_view(std::get<2>(key))).bind(5, n).run();
+        Stmt vc(h, "INSERT INTO vcpus (session, vm, vcpu, tid, apic_id, apic_id_from_trace) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+        for (const auto& vm : t.vms)
             for (const auto& v : vm.vcpus)
                 vc.bind(1, id).bind(2, vm.id.value()).bind(3, v.id.value()).bind(4, v.tid.value())
                     .bind(5, static_cast<std::int64_t>(v.apic.value())).bind(6, v.apic_from_trace ? 1 : 0).run();
         if (serial) {
-            Stmt sl(db_, "INSERT INTO serial_lines (session, line, ts_ns, alignment, text) VALUES (?1, ?2, ?3, ?4, ?5)");
+            Stmt sl(h, "INSERT INTO serial_lines (session, line, ts_ns, alignment, text) VALUES (?1, ?2, ?3, ?4, ?5)");
             for (const auto& l : serial->lines)
                 sl.bind(1, id).bind(2, l.line)
                     .bind(3, l.host_ts ? std::optional<std::int64_t>{l.host_ts->value()} : std::nullopt)
                     .bind(4, std::string_view(to_string(l.alignment))).bind(5, std::string_view(l.text)).run();
         }
-        insert_exits(db_, id, trace);
-        insert_replay(db_, id, replay);
-        exec("COMMIT");
+        insert_replay(h, id, r);
+        Stmt s(h, "UPDATE sessions SET first_ts_ns = ?1, last_ts_ns = ?2, event_count = ?3, semantics = ?4 WHERE id = ?5");
+        s.bind(1, first_ts).bind(2, last_ts).bind(3, records).bind(4, std::string_view(replay::to_string(r.semantics))).bind(5, id).run();
+        exec(h, db.path(), "COMMIT");
+        txn.h = nullptr;
+        // Fold the WAL into the file now, as far as readers allow (never waits for them).
+        sqlite3_wal_checkpoint_v2(h, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+        if (on_progress) on_progress(progress);
         return id;
-    } catch (...) {
-        sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
     }
+
+    // Rolls the import back unless it committed; destroyed after the statements below
+    // (members die in reverse order), also when the constructor throws.
+    struct Rollback {
+        sqlite3* h = nullptr;
+        ~Rollback() {
+            if (h) sqlite3_exec(h, "ROLLBACK", nullptr, nullptr, nullptr);
+        }
+    };
+    Database& db;
+    sqlite3* h;
+    Rollback txn;
+    std::function<void(const ImportProgress&)> on_progress;
+    ImportProgress progress;
+    bool any = false;
+    std::int64_t id = 0, first_ts = 0, last_ts = 0;
+    std::uint64_t records = 0;
+    std::vector<std::int64_t> before;  // per kind: its table's largest rowid before this session
+    std::unique_ptr<RowWriter> rows;   // destroyed (its thread stopped) before txn rolls back
+    std::unique_ptr<ExitTimes> exit_times;
+};
+
+SessionWriter::SessionWriter(Database& db, const std::string& name, const TraceMeta& meta, const std::string& sha256,
+                             std::function<void(const ImportProgress&)> progress, std::uint64_t expected_events)
+    : impl_(std::make_unique<Impl>(db, name, meta, sha256, std::move(progress), expected_events)) {}
+SessionWriter::~SessionWriter() = default;
+void SessionWriter::add(const Event& e) { impl_->add(e); }
+std::int64_t SessionWriter::finish(const Trace& trace, const ReplayResult& replay, const SerialLog* serial) {
+    return impl_->finish(trace, replay, serial);
+}
+std::int64_t SessionWriter::session_id() const { return impl_->id; }
+
+std::int64_t Database::import_session(const std::string& name, const Trace& trace, const std::string& sha256,
+                                      const ReplayResult& replay, const SerialLog* serial,
+                                      const std::function<void(const ImportProgress&)>& progress) {
+    SessionWriter w(*this, name, trace.meta, sha256, progress, trace.events.size());
+    for (const Event& e : trace.events) w.add(e);
+    return w.finish(trace, replay, serial);
 }
 
 }  // namespace irqflow::storage

@@ -1,7 +1,9 @@
 // A stored session read back into the capture layer's Trace, so the replay (and the
 // GUI) run on a database exactly as on the trace file it came from.
 #include <algorithm>
+#include <memory>
 
+#include "event_tables.hpp"
 #include "irqflow/capture/drop_windows.hpp"
 #include "irqflow/storage/database.hpp"
 #include "sqlite_util.hpp"
@@ -90,21 +92,68 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
     }
     ImportProgress p{0, static_cast<std::uint64_t>(std::max<std::int64_t>(out.info.events, 0))};
     // (The stored count is only a progress hint: the event store grows as rows arrive.)
-    Stmt rows(db_, "SELECT rowid, ts_ns, cpu, tid, vm, vcpu, name_id, f0, f1, f2, f3, f4, f5, f6, f7 FROM event_rows "
-                   "WHERE rowid >= ?1 AND rowid < ?2 ORDER BY rowid");
-    rows.bind(1, id << 40).bind(2, (id + 1) << 40);
-    sqlite3_stmt* st = rows.get();
-    while (rows.row()) {
+    // Each event table holds the session's rows of one kind in record order (its rowid
+    // range in event_tables); merged back by record.
+    std::vector<std::int64_t> name_of_kind(static_cast<std::size_t>(EventKind::Count_), -1);
+    for (std::size_t i = 0; i < t.name_count(); ++i)
+        if (auto k = kind_by_name(t.name(static_cast<std::uint16_t>(i)))) name_of_kind[static_cast<std::size_t>(*k)] = static_cast<std::int64_t>(i);
+    struct Source {
+        EventKind kind;
+        std::unique_ptr<Stmt> rows;
+        std::uint64_t record = 0;
+    };
+    std::vector<Source> sources;
+    {
+        Stmt ranges(db_, "SELECT name, first_rowid, last_rowid FROM event_tables WHERE session = ?1");
+        ranges.bind(1, id);
+        while (ranges.row()) {
+            const std::string name = ranges.text(0);
+            std::optional<EventKind> kind;
+            for (EventKind k : stored_kinds())
+                if (event_table(k) == name) kind = k;
+            if (!kind) throw StorageError(where + ": event_tables names \"" + name + "\", which is no event table (damaged database?)");
+            const auto cols = insert_columns(*kind);
+            std::string sql = "SELECT ";
+            for (std::size_t c = 0; c < cols.size(); ++c) sql += (c ? ", " : "") + cols[c];
+            sql += " FROM " + name + " WHERE rowid BETWEEN ?1 AND ?2 ORDER BY rowid";
+            Source src{*kind, std::make_unique<Stmt>(db_, sql)};
+            src.rows->bind(1, ranges.i64(1)).bind(2, ranges.i64(2));
+            sources.push_back(std::move(src));
+        }
+    }
+    auto next = [&](Source& src) {
+        if (!src.rows->row()) return false;
+        if (src.rows->i64(0) != id)
+            throw StorageError(where + ", table " + std::string(event_table(src.kind)) + ": a row of session " + std::to_string(src.rows->i64(0)) +
+                               " inside this session's rowid range (damaged database?)");
+        if (src.rows->i64(1) < 0) throw StorageError(where + ", table " + std::string(event_table(src.kind)) + ": negative record number");
+        src.record = static_cast<std::uint64_t>(src.rows->i64(1));
+        return true;
+    };
+    auto later = [](const Source* a, const Source* b) { return a->record > b->record; };
+    std::vector<Source*> heap;
+    for (auto& src : sources)
+        if (next(src)) heap.push_back(&src);
+    std::make_heap(heap.begin(), heap.end(), later);
+    std::optional<std::uint64_t> previous;
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), later);
+        Source& src = *heap.back();
+        Stmt& rows = *src.rows;
+        sqlite3_stmt* st = rows.get();
         Event e;
-        e.record = static_cast<std::uint64_t>(rows.i64(0) & ((std::int64_t{1} << 40) - 1));
+        e.record = src.record;
+        if (previous && e.record <= *previous)
+            throw StorageError(where + ", record " + std::to_string(e.record) + ": stored twice (damaged database?)");
+        previous = e.record;
         add_gaps_before(e.record);
-        e.ts = TimestampNs(rows.i64(1));
-        e.cpu = HostCpu(static_cast<std::int32_t>(rows.i64(2)));
-        e.tid = Tid(static_cast<std::int32_t>(rows.i64(3)));
+        e.ts = TimestampNs(rows.i64(2));
+        e.cpu = HostCpu(static_cast<std::int32_t>(rows.i64(3)));
+        e.tid = Tid(static_cast<std::int32_t>(rows.i64(4)));
         // Events name VMs and vCPUs of the table read above (or none); checked before
         // they are narrowed to ids.
-        const std::int64_t vm = sqlite3_column_type(st, 4) == SQLITE_NULL ? kUnknownVm.value() : rows.i64(4);
-        const std::int64_t vcpu = sqlite3_column_type(st, 5) == SQLITE_NULL ? kUnknownVcpu.value() : rows.i64(5);
+        const std::int64_t vm = sqlite3_column_type(st, 5) == SQLITE_NULL ? kUnknownVm.value() : rows.i64(5);
+        const std::int64_t vcpu = sqlite3_column_type(st, 6) == SQLITE_NULL ? kUnknownVcpu.value() : rows.i64(6);
         const bool vm_ok = vm == kUnknownVm.value() || (vm >= 0 && static_cast<std::uint64_t>(vm) < t.vms.size());
         const bool vcpu_ok = vcpu == kUnknownVcpu.value() || (vcpu >= 0 && vcpu <= kMaxStoredVcpuId);
         if (!vm_ok || !vcpu_ok)
@@ -113,14 +162,20 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
                                " is not one the session lists (damaged database?)");
         e.vm = VmId(static_cast<std::int32_t>(vm));
         e.vcpu = VcpuId(static_cast<std::int32_t>(vcpu));
-        const std::int64_t name = rows.i64(6);
-        if (name < 0 || static_cast<std::size_t>(name) >= kind_of.size())
-            throw StorageError(where + ", record " + std::to_string(e.record) + ": unknown event name id " + std::to_string(name));
-        e.name_id = static_cast<std::uint16_t>(name);
-        e.kind = kind_of[static_cast<std::size_t>(name)];
-        for (int f = 0; f < static_cast<int>(kMaxFields); ++f)
+        e.kind = src.kind;
+        const int nfields = static_cast<int>(kind_info(src.kind).nfields);
+        for (int f = 0; f < nfields; ++f)
             if (sqlite3_column_type(st, 7 + f) != SQLITE_NULL) e.set(f, rows.i64(7 + f));
+        const std::int64_t name = src.kind == EventKind::Other ? rows.i64(7 + nfields) : name_of_kind[static_cast<std::size_t>(src.kind)];
+        if (name < 0 || static_cast<std::size_t>(name) >= t.name_count())
+            throw StorageError(where + ", record " + std::to_string(e.record) + ": " +
+                               (src.kind == EventKind::Other ? "unknown event name id " + std::to_string(name)
+                                                             : "no event name for " + std::string(event_table(src.kind))) +
+                               " (damaged database?)");
+        e.name_id = static_cast<std::uint16_t>(name);
         t.events.push_back(e);
+        if (next(src)) std::push_heap(heap.begin(), heap.end(), later);
+        else heap.pop_back();
         if (++p.done % 65536 == 0 && progress) progress(p);
     }
     add_gaps_before(UINT64_MAX);

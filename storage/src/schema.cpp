@@ -1,8 +1,51 @@
 // Schema history. Each entry upgrades version N to N+1 (PRAGMA user_version); never edit
 // a released entry, append a new one.
+#include "event_tables.hpp"
 #include "irqflow/storage/database.hpp"
 
 namespace irqflow::storage {
+namespace {
+
+// 5: events move from one wide event_rows table to a table per kind with the kernel's
+// field names (storage/SCHEMA.md, "Events"), and the exits table into kvm_exit's rows
+// (guest_ns, host_ns) with an `exits` view over them: narrower rows, a third fewer of
+// them, and auto-assigned rowids made the import 2-3x faster. Generated from the kind
+// list of this release; a kind added later gets its table in a migration of its own.
+std::string migration_5() {
+    std::string sql = event_tables_ddl();
+    const std::string from = " FROM event_rows r JOIN event_names n ON n.session = r.rowid >> 40 AND n.id = r.name_id WHERE n.name ";
+    std::string kind_names;
+    for (EventKind k : stored_kinds()) {
+        if (k == EventKind::Other) continue;
+        const auto cols = insert_columns(k);
+        std::string names = "'" + std::string(kind_info(k).name) + "'";
+        if (k == EventKind::NestedVmenter) names += ", 'kvm_nested_vmrun'";  // its name before Linux 6.2
+        kind_names += (kind_names.empty() ? "" : ", ") + names;
+        std::string into, select = "r.rowid >> 40, r.rowid & 1099511627775, r.ts_ns, r.cpu, r.tid, r.vm, r.vcpu";
+        for (std::size_t i = 0; i < kind_info(k).nfields + kCommonColumns; ++i) into += (i ? ", " : "") + cols[i];
+        for (std::size_t f = 0; f < kind_info(k).nfields; ++f) select += ", r.f" + std::to_string(f);
+        sql += "INSERT INTO " + std::string(event_table(k)) + " (" + into + ") SELECT " + select + from + "IN (" + names + ") ORDER BY r.rowid;\n";
+    }
+    sql += "INSERT INTO other_events (session, record, ts_ns, cpu, tid, vm, vcpu, name_id) "
+           "SELECT r.rowid >> 40, r.rowid & 1099511627775, r.ts_ns, r.cpu, r.tid, r.vm, r.vcpu, r.name_id" +
+           from + "NOT IN (" + kind_names + ") ORDER BY r.rowid;\n";
+    sql += R"sql(CREATE INDEX exits_v4_by_record ON exits (session, record);
+UPDATE kvm_exit SET (guest_ns, host_ns) = (SELECT e.guest_ns, e.host_ns FROM exits e WHERE e.session = kvm_exit.session AND e.record = kvm_exit.record);
+INSERT OR IGNORE INTO exit_reasons (isa, reason, name, halted) SELECT isa, reason, reason_name, halted FROM exits;
+DROP VIEW events;
+DROP VIEW intervals;
+DROP TABLE exits;
+DROP TABLE event_rows;
+)sql";
+    for (EventKind k : stored_kinds()) {
+        const std::string t(event_table(k));
+        sql += "INSERT INTO event_tables (session, name, first_rowid, last_rowid) SELECT session, '" + t + "', min(rowid), max(rowid) FROM " + t +
+               " GROUP BY session;\n";
+    }
+    return sql + event_views_ddl();
+}
+
+}  // namespace
 
 const std::vector<std::string>& migrations() {
     static const std::vector<std::string> m = {
@@ -108,6 +151,7 @@ CREATE VIEW findings_with_evidence AS
        WHERE c.session = f.session AND c.finding = f.id ORDER BY c.ord) AS evidence
   FROM findings f;
 )sql",
+        migration_5(),
     };
     return m;
 }

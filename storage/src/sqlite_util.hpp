@@ -18,6 +18,16 @@ namespace irqflow::storage {
                        (db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
+// Runs SQL without results (DDL, BEGIN/COMMIT); throws naming the file (`path`).
+inline void exec(sqlite3* db, const std::string& path, const std::string& sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+        const std::string msg = err ? err : "unknown error";
+        sqlite3_free(err);
+        throw StorageError(path + ": " + msg);
+    }
+}
+
 class Stmt {
 public:
     Stmt(sqlite3* db, std::string_view sql) : db_(db) {

@@ -4,12 +4,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "args.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/database.hpp"
 #include "json.hpp"
+#include "irqflow/storage/session_writer.hpp"
 #include "irqflow/storage/sha256.hpp"
 
 namespace irqflow::cli {
@@ -42,18 +44,34 @@ int cmd_import(Args& a) {
     auto sem = a.value("--semantics");
     auto pos = a.positionals();
     if (pos.size() != 1) throw UsageError("expects one TRACE");
+    const std::string& path = pos[0];
     replay::ReplayOptions o;
     o.collect_details = true;
     if (sem) o.semantics = semantics_option(*sem);
     const auto t0 = std::chrono::steady_clock::now();
-    Trace t = load_trace(pos[0]);
-    std::optional<SerialLog> serial;
-    if (serial_path) {
-        serial = read_serial_log(*serial_path);
-        align_serial(t, *serial);
-    }
-    const std::string sha = storage::sha256_file(pos[0]);
-    const auto r = replay::replay(t, o);
+    // Parse a trace.dat's headers in a child before any thread exists (LoadOptions), then
+    // hash the file on a thread of its own while the stream's first pass reads it.
+    check_trace_headers(path);
+    std::string sha;
+    std::exception_ptr sha_error;
+    std::thread hasher([&] {
+        try {
+            sha = storage::sha256_file(path);
+        } catch (...) {
+            sha_error = std::current_exception();
+        }
+    });
+    struct Join {
+        std::thread& t;
+        ~Join() {
+            if (t.joinable()) t.join();
+        }
+    } join{hasher};
+    auto hashed = [&] {
+        hasher.join();
+        if (sha_error) std::rethrow_exception(sha_error);
+        return sha;
+    };
     // Another import holding the write lock: wait for it, saying who it is.
     Database d(db, Database::Mode::ReadWrite, [&db](const storage::LockWait& w) {
         std::fprintf(stderr, "irqflow import: %s is being written by %s; waiting (%.0f s)\n", db.c_str(),
@@ -65,13 +83,40 @@ int cmd_import(Args& a) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (s < 1.0 && !shown) return;
         shown = true;
-        std::fprintf(stderr, "\rirqflow import: %llu/%llu events (%.0f events/s)", static_cast<unsigned long long>(p.done),
-                     static_cast<unsigned long long>(p.total), static_cast<double>(p.done) / s);
-        if (p.done == p.total) std::fprintf(stderr, "\n");
+        if (p.total) std::fprintf(stderr, "\rirqflow import: %llu/%llu events (%.0f events/s)", static_cast<unsigned long long>(p.done),
+                                  static_cast<unsigned long long>(p.total), static_cast<double>(p.done) / s);
+        else std::fprintf(stderr, "\rirqflow import: %llu events (%.0f events/s)", static_cast<unsigned long long>(p.done),
+                          static_cast<double>(p.done) / s);
     };
-    const std::string session_name = name ? *name : std::filesystem::path(pos[0]).filename().string();
-    const auto id = d.import_session(session_name, t, sha, r, serial ? &*serial : nullptr, progress);
-    std::cout << "imported session " << id << " (" << t.records() << " events, " << r.findings.size() << " findings) into " << db << "\n";
+    const std::string session_name = name ? *name : std::filesystem::path(path).filename().string();
+    LoadOptions lo;
+    lo.headers_checked = true;
+    std::int64_t id = 0;
+    std::uint64_t records = 0;
+    std::size_t findings = 0;
+    if (serial_path) {  // aligning the serial log needs the whole trace (capture/README.md, "Streaming")
+        Trace t = load_trace(path, lo);
+        SerialLog serial = read_serial_log(*serial_path);
+        align_serial(t, serial);
+        const auto r = replay::replay(t, o);
+        id = d.import_session(session_name, t, hashed(), r, &serial, progress);
+        records = t.records();
+        findings = r.findings.size();
+    } else {  // streamed: events go to the database as they are decoded, never held
+        TraceStream stream(path, lo);
+        storage::SessionWriter w(d, session_name, stream.trace().meta, hashed(), progress);
+        replay::StreamingReplay replay(stream.trace(), o);
+        stream.each_event([&](const Event& e) {
+            replay.feed(e);
+            w.add(e);
+            records += e.kind != EventKind::Lost;
+        });
+        const auto r = replay.finish();
+        id = w.finish(stream.trace(), r, nullptr);
+        findings = r.findings.size();
+    }
+    if (shown) std::fprintf(stderr, "\n");
+    std::cout << "imported session " << id << " (" << records << " events, " << findings << " findings) into " << db << "\n";
     return kExitOk;
 }
 

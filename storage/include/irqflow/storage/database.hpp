@@ -17,7 +17,7 @@ namespace irqflow::storage {
 
 // The schema version this build writes; older files are migrated forward on open,
 // newer ones are refused untouched.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // Errors from the database (bad SQL, newer schema, duplicate import, I/O). `where` names
 // the file and, for SQL, the offset of the problem in the statement.
@@ -65,6 +65,7 @@ struct StoredSession {
     replay::PvEoiSemantics semantics = replay::PvEoiSemantics::Auto;
 };
 
+// One connection; use it from one thread at a time.
 class Database {
 public:
     enum class Mode { ReadWrite, ReadOnly };
@@ -100,6 +101,8 @@ public:
     void verify();
 
     sqlite3* handle() { return db_; }
+    const std::string& path() const { return path_; }
+    bool read_only() const { return readonly_; }
 
 private:
     void exec(const std::string& sql);

@@ -1,6 +1,7 @@
-// Hands decoded events from a decoding thread to the consuming one in batches, so a
-// streamed trace.dat decodes on one core while the replay (or the counting) runs on the
-// other. At most kDepth batches are in flight: memory stays bounded whatever the trace.
+// Hands items from a producing thread to a consuming one in batches: a streamed
+// trace.dat decodes on one core while the replay runs on the other (EventPipe), an
+// import's rows go to SQLite on a thread of their own. At most kDepth batches are in
+// flight: memory stays bounded whatever the trace.
 #pragma once
 #include <condition_variable>
 #include <deque>
@@ -12,10 +13,11 @@
 
 namespace irqflow {
 
-class EventPipe {
+template <class T, std::size_t BatchSize, std::size_t Depth>
+class BatchPipe {
 public:
-    static constexpr std::size_t kBatch = 8192, kDepth = 4;
-    using Batch = std::vector<Event>;
+    static constexpr std::size_t kBatch = BatchSize, kDepth = Depth;
+    using Batch = std::vector<T>;
     struct Cancelled {};  // thrown in the producer when the consumer gave up
 
     // Producer: an empty batch with room for kBatch events (recycled when possible).
@@ -77,5 +79,7 @@ private:
     bool closed_ = false, cancelled_ = false;
     std::exception_ptr error_;
 };
+
+using EventPipe = BatchPipe<Event, 8192, 4>;
 
 }  // namespace irqflow

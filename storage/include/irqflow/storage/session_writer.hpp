@@ -1,0 +1,35 @@
+// Writes one session as its events arrive (a TraceStream, or a loaded trace's events),
+// in one transaction: the session appears whole or not at all (storage/SCHEMA.md).
+// Memory stays bounded by vCPUs and kinds, not events.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "irqflow/storage/database.hpp"
+
+namespace irqflow::storage {
+
+class SessionWriter {
+public:
+    // Takes the write lock and refuses a source already stored (by sha256); the session
+    // is named `name`, or `name-2`, `name-3`… when that is taken.
+    SessionWriter(Database& db, const std::string& name, const TraceMeta& meta, const std::string& sha256,
+                  std::function<void(const ImportProgress&)> progress = {}, std::uint64_t expected_events = 0);
+    ~SessionWriter();  // rolls back unless finish() committed
+    SessionWriter(const SessionWriter&) = delete;
+    SessionWriter& operator=(const SessionWriter&) = delete;
+
+    // Every event in trace order, lost-event markers included.
+    void add(const Event& e);
+    // `trace` supplies names, VMs and vCPUs (its events are not read). Commits.
+    std::int64_t finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial);
+    std::int64_t session_id() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace irqflow::storage
