@@ -624,3 +624,13 @@ TEST_CASE("a database that fails its integrity check is refused by the GUI with 
         CHECK(r.out.find("damaged database") != std::string::npos);
     }
 }
+
+TEST_CASE("the SHA-256 that recognises a trace imported twice is the standard one", "[storage]") {
+    // FIPS 180-4 examples
+    CHECK(storage::sha256("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(storage::sha256("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const auto file = scratch("sha-input.bin");
+    write_file(file.string(), std::string(3 << 20, 'a'));  // over the 1 MiB read buffer
+    CHECK(storage::sha256_file(file.string()) == storage::sha256(std::string(3 << 20, 'a')));
+    CHECK_THROWS_WITH(storage::sha256_file(scratch("no-such-file").string()), Catch::Contains("cannot open"));
+}
