@@ -454,3 +454,44 @@ sleep 0.5
                   static_cast<unsigned long long>(expect->inject_record), static_cast<unsigned long long>(expect->eoi_record));
     CHECK(out.find(line) != std::string::npos);
 }
+
+TEST_CASE("while a trace loads, the window shows its overview: every vCPU thread's states and exits over the whole trace", "[gui][overview]") {
+    if (!have_xvfb()) {
+        WARN("xvfb-run not installed: GUI test skipped");
+        return;
+    }
+    auto out = scratch("overview.png");
+    std::filesystem::remove(out);
+    auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1600x1200x24' '" + std::string(IRQFLOW_GUI) + "' --size 1400x330 --screenshot-overview '" +
+                     out.string() + "' '" + sample("pveoi-on.dat") + "'",
+                 true);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    Image img;
+    int n = 0;
+    unsigned char* data = stbi_load(out.c_str(), &img.w, &img.h, &n, 3);
+    REQUIRE(data);
+    img.px.assign(data, data + static_cast<std::size_t>(img.w) * static_cast<std::size_t>(img.h) * 3);
+    stbi_image_free(data);
+    const gui::Layout L{1400, 330, 0, 1};
+    for (int l = 0; l < 4; ++l) {  // pveoi-on.dat: 4 vCPU threads from start to end; 1-3 halted for the first half
+        INFO("lane " << l);
+        int banded = 0, ticked = 0;
+        for (int x = static_cast<int>(gui::Layout::kGutter); x < img.w; ++x) {
+            const auto c = img.at(x, static_cast<int>(L.band_y(l)) + 5);
+            banded += c == gui::state_color(gui::VcpuState::Guest) || c == gui::state_color(gui::VcpuState::Host) ||
+                      c == gui::state_color(gui::VcpuState::Halted);
+            const auto t = img.at(x, static_cast<int>(L.tick_y(l)) + 4);
+            ticked += std::find(std::begin(gui::kExitDensity), std::end(gui::kExitDensity), t) != std::end(gui::kExitDensity);
+        }
+        CHECK(banded > (img.w - 90) * 9 / 10);
+        CHECK(ticked > (img.w - 90) / 4);
+    }
+    // a stored session is read whole: there is no overview to take
+    auto db = scratch("overview.db");
+    std::filesystem::remove(db);
+    REQUIRE(run(cli() + " import --db '" + db.string() + "' '" + sample("xapic.dat") + "'").status == 0);
+    r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot-overview /dev/null '" + db.string() + "'", true);
+    CHECK(r.status == 2);
+    CHECK_THAT(r.out, Catch::Contains("no overview"));
+}

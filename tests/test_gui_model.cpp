@@ -8,6 +8,7 @@
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "navigation.hpp"
+#include "overview.hpp"
 #include "panels_model.hpp"
 #include "timeline.hpp"
 
@@ -283,4 +284,34 @@ TEST_CASE("the timeline shows the events L1 injects into L2 and jumps stop at th
     CHECK(r.stats.nested_injections == 1);  // L0's re-injection into L2 is not L1's APIC's
     CHECK(find_next(tl, Filter::all(tl), JumpTarget::Injection, tl.t0 - 1, true) == std::optional<std::int64_t>(nested[0].ts));
     CHECK_FALSE(find_next(tl, Filter::all(tl), JumpTarget::Eoi, tl.t0 - 1, true));
+}
+
+TEST_CASE("the loading overview holds each vCPU thread's guest, host and halted time and exits, whatever the bucket width", "[gui][overview]") {
+    const Loaded& L = pveoi_on();
+    OverviewBuilder b;
+    const EventSink add = [&b](const Event& e) { b.add(e); };
+    TraceStream stream(sample("pveoi-on.dat"), {}, &add);  // the GUI's first pass
+    b.finish();
+    const auto o = b.snapshot();
+    REQUIRE(o);
+    CHECK(o->events == L.t.events.size());
+    CHECK(o->t0 == L.t.events.front().ts.value());
+    // 20 s of trace in 4096 buckets: the width doubled from 1 µs up to what covers it
+    CHECK(o->bucket_ns >= (o->last_ts - o->t0) / static_cast<std::int64_t>(Overview::kBuckets));
+    CHECK(o->bucket_ns < 2 * ((o->last_ts - o->t0) / static_cast<std::int64_t>(Overview::kBuckets) + 1000));
+    REQUIRE(o->lanes.size() == L.tl.lanes.size());
+    for (const auto& lane : o->lanes) {
+        INFO("vcpu " << lane.vcpu_id);
+        const auto it = std::find_if(L.tl.lanes.begin(), L.tl.lanes.end(), [&](const Lane& t) { return t.vcpu.value() == lane.vcpu_id; });
+        REQUIRE(it != L.tl.lanes.end());
+        std::array<std::int64_t, 3> want{}, got{};
+        for (const auto& band : it->bands) want[static_cast<std::size_t>(band.state)] += band.end - band.start;
+        std::uint64_t exits = 0;
+        for (const auto& bucket : lane.buckets) {
+            for (std::size_t s = 0; s < 3; ++s) got[s] += bucket.time[s];
+            exits += bucket.exits;
+        }
+        CHECK(exits == it->exits.size());
+        for (std::size_t s = 0; s < 3; ++s) CHECK(got[s] == want[s]);
+    }
 }

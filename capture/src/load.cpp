@@ -36,15 +36,20 @@ Trace load_trace(const std::string& path, const LoadOptions& options) {
     return t;
 }
 
-TraceStream::TraceStream(const std::string& path, const LoadOptions& options) : path_(path), options_(options) {
+TraceStream::TraceStream(const std::string& path, const LoadOptions& options, const EventSink* first_pass) : path_(path), options_(options) {
     check_file(path);
     dat_ = looks_like_dat(path);
     if (!dat_) {
         t_ = load_trace(path, options);  // text: loaded whole
+        if (first_pass)
+            for (std::size_t i = 0; i < t_.events.size(); ++i) (*first_pass)(t_.events[i]);
         return;
     }
     Attributor a(t_);
-    const EventSink learn = [&a](const Event& e) { a.learn(e); };
+    const EventSink learn = [&a, first_pass](const Event& e) {
+        a.learn(e);
+        if (first_pass) (*first_pass)(e);
+    };
     read_trace_dat_into(path, options, t_, &learn, &Attributor::learns_fields);
     a.finish(t_);
     attributor_ = std::make_unique<Attributor>(std::move(a));

@@ -39,11 +39,13 @@ using namespace irqflow::gui;
 constexpr const char* kUsage =
     "usage: irqflow-gui [--serial LOG] [--range A:B] [--goto TIME|#RECORD] [--vcpu N,M] [--vector V] [--size WxH]\n"
     "                   [--screenshot out.png [--panels] [--tab findings|statistics|latency|events] [--inspect S:LANE]]\n"
+    "                   [--screenshot-overview out.png]\n"
     "                   [--bench-frames N] TRACE | DB [SESSION]\n";
 
 struct Options {
     SessionSource src;
     std::string screenshot, vcpus, vector, go_to, tab;
+    std::string overview_shot;  // a trace file's overview, once its first pass is read, to PNG
     bool panels = false;  // also draw the panels into a screenshot
     bool print_view = false;  // print the view and the inspector's pin whenever they change (input tests)
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
@@ -139,6 +141,7 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
         if (a == "--serial") o.src.serial = next();
         else if (a == "--screenshot") o.screenshot = next();
+        else if (a == "--screenshot-overview") o.overview_shot = next();
         else if (a == "--panels") o.panels = true;
         else if (a == "--print-view") o.print_view = true;
         else if (a == "--tab") o.tab = next(), o.panels = true;
@@ -206,12 +209,14 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
 int main(int argc, char** argv) {
     Options o;
     if (auto rc = parse_args(argc, argv, o)) return *rc;
-    const bool offscreen = !o.screenshot.empty() || o.bench_frames > 0;
+    const bool offscreen = !o.screenshot.empty() || !o.overview_shot.empty() || o.bench_frames > 0;
     const bool with_panels = !offscreen || o.panels;
 
-    // Screenshots and benchmarks load first (deterministic); the interactive window
-    // opens at once and loads on a background thread with a progress bar.
+    // Screenshots load first (deterministic); the window (and --bench-frames, which
+    // times it) opens at once and loads on a background thread, showing a trace file's
+    // overview as the first pass reads it, else a progress bar.
     LoadProgress progress;
+    progress.hold_after_overview = !o.overview_shot.empty();
     std::atomic<bool> loaded{false};
     std::unique_ptr<Session> S;
     std::string load_error;
@@ -225,7 +230,12 @@ int main(int argc, char** argv) {
         }
         loaded = true;
     };
-    if (offscreen) {
+    const auto started = std::chrono::steady_clock::now();
+    auto seconds_since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
+    // --bench-frames: when the first picture of the trace came, the overview of all of it, and the full timeline
+    double first_frame_s = -1, overview_s = -1, details_s = -1;
+    const char* first_frame_kind = "";
+    if (!o.screenshot.empty()) {  // deterministic: the whole session, then one picture
         load();
         if (!load_error.empty()) {
             std::fprintf(stderr, "irqflow-gui: %s\n", load_error.c_str());
@@ -311,6 +321,12 @@ int main(int argc, char** argv) {
                 ImGui::EndFrame();
                 break;
             }
+            if (!o.overview_shot.empty()) {
+                std::fprintf(stderr, "irqflow-gui: %s: no overview to take a picture of (a stored session is read whole)\n", o.src.path.c_str());
+                rc = 2;
+                ImGui::EndFrame();
+                break;
+            }
             U = std::make_unique<UiState>(*S);
             if (!apply_options(o, *S, *U)) {
                 rc = 2;
@@ -330,11 +346,40 @@ int main(int argc, char** argv) {
             glfwSwapBuffers(win);
             continue;
         }
-        if (!U) {
-            loading_screen(o.src.path, progress);
+        if (!U) {  // loading: the overview read so far (ui/README.md, "Opening big traces"), else a progress bar
+            if (auto ov = progress.overview.snapshot()) {
+                const Layout whole{static_cast<float>(fw), static_cast<float>(fh), ov->t0, std::max(ov->last_ts, ov->t0 + 1)};
+                ImDrawList* dl = ImGui::GetBackgroundDrawList();
+                draw_overview(dl, *ov, whole);
+                char status[160];
+                const int stage = std::clamp(progress.stage.load(), 0, kLoadDone);
+                std::snprintf(status, sizeof status, "overview of %llu events, %.6f s .. %.6f s; %s ...",
+                              static_cast<unsigned long long>(ov->events), static_cast<double>(ov->t0) / 1e9,
+                              static_cast<double>(ov->last_ts) / 1e9, kLoadStages[stage]);
+                dl->AddText(ImVec2(Layout::kGutter, 4), 0xffdcdcdc, status);
+                if (first_frame_s < 0) {
+                    first_frame_s = seconds_since_start();
+                    first_frame_kind = "overview";
+                }
+                if (overview_s < 0 && progress.stage >= 1) overview_s = seconds_since_start();
+                if (!o.overview_shot.empty() && progress.stage >= 1 && ++frames >= 3) {  // whole first pass, layout settled
+                    render(fw, fh);
+                    rc = write_png(o.overview_shot, fw, fh) ? 0 : 2;
+                    if (rc) std::fprintf(stderr, "irqflow-gui: cannot write %s\n", o.overview_shot.c_str());
+                    progress.resume = true;
+                    break;
+                }
+            } else {
+                loading_screen(o.src.path, progress);
+            }
             render(fw, fh);
             glfwSwapBuffers(win);
             continue;
+        }
+        if (details_s < 0) details_s = seconds_since_start();
+        if (first_frame_s < 0) {
+            first_frame_s = details_s;
+            first_frame_kind = "timeline";
         }
         UiState& u = *U;
         const Timeline& tl = S->tl;
@@ -389,9 +434,10 @@ int main(int argc, char** argv) {
                 for (double f : draw_ms) draw += f;
                 const double n = static_cast<double>(frame_ms.size());
                 std::printf("irqflow-gui: %zu events, %zu frames at %dx%d: mean %.2f ms, p99 %.2f ms, max %.2f ms per frame; "
-                            "building the draw lists %.2f ms, %.0f vertices per frame\n",
+                            "building the draw lists %.2f ms, %.0f vertices per frame; first frame after %.2f s (%s), "
+                            "overview of the whole trace after %.2f s, the whole timeline after %.2f s\n",
                             S->trace.events.size(), frame_ms.size(), fw, fh, sum / n, frame_ms[frame_ms.size() * 99 / 100], frame_ms.back(),
-                            draw / n, static_cast<double>(vertices) / n);
+                            draw / n, static_cast<double>(vertices) / n, first_frame_s, first_frame_kind, overview_s, details_s);
                 break;
             }
         }

@@ -1,6 +1,8 @@
 #include "session.hpp"
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
 #include <cstring>
 
 #include "irqflow/capture/error.hpp"
@@ -48,7 +50,7 @@ void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
     s.title = src.path + " [" + stored.info.name + "]";
     s.trace = std::move(stored.trace);
     if (!stored.serial.lines.empty()) s.serial = std::move(stored.serial);
-    progress.stage = 2;
+    progress.stage = 3;
     progress.fraction = 0;
     replay::ReplayOptions ro;
     ro.collect_details = true;
@@ -71,20 +73,30 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
         s->title = src.path;
         LoadOptions lo;
         lo.headers_checked = src.headers_checked;
-        s->trace = load_trace(src.path, lo);
+        // Streamed in two passes (capture/README.md, "Streaming"): the first feeds the
+        // overview the window shows at once, the second the events, attributed, into the
+        // session's store — the same trace load_trace reads (tests/test_streaming.cpp).
+        const EventSink overview = [&progress](const Event& e) { progress.overview.add(e); };
+        TraceStream stream(src.path, lo, &overview);
+        progress.overview.finish();
         progress.stage = 1;
+        while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        s->trace = stream.trace();
+        s->trace.events.clear();  // (a text trace's stream holds its events already)
+        stream.each_event([&](const Event& e) { s->trace.events.push_back(e); });
+        progress.stage = 2;
         if (!src.serial.empty()) {
             s->serial = read_serial_log(src.serial);
             align_serial(s->trace, *s->serial);
         }
-        progress.stage = 2;
+        progress.stage = 3;
         replay::ReplayOptions ro;
         ro.collect_details = true;
         s->replay = replay::replay(s->trace, ro);
     }
-    progress.stage = 3;
-    s->tl = build_timeline(s->trace, s->replay, s->serial ? &*s->serial : nullptr);
     progress.stage = 4;
+    s->tl = build_timeline(s->trace, s->replay, s->serial ? &*s->serial : nullptr);
+    progress.stage = 5;
     s->index = std::make_unique<StateIndex>(s->trace);
     progress.stage = kLoadDone;
     return s;

@@ -12,6 +12,7 @@
 #include "irqflow/capture/trace.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "inspector_model.hpp"
+#include "overview.hpp"
 #include "timeline.hpp"
 
 namespace irqflow::gui {
@@ -34,12 +35,16 @@ struct Session {
 };
 
 // Loading stages, for a progress screen while a loader thread works.
-inline constexpr const char* kLoadStages[] = {"reading", "aligning the serial log", "replaying", "building the timeline",
-                                              "indexing APIC states", "ready"};
-inline constexpr int kLoadDone = 5;
+inline constexpr const char* kLoadStages[] = {"reading (first pass)", "reading the events", "aligning the serial log", "replaying",
+                                              "building the timeline", "indexing APIC states", "ready"};
+inline constexpr int kLoadDone = 6;
 struct LoadProgress {
     std::atomic<int> stage{0};
     std::atomic<float> fraction{0};  // of the current stage, when known
+    OverviewBuilder overview;        // a trace file's overview, as the first pass reads it
+    // --screenshot-overview: the loader waits after the first pass until `resume`, so
+    // the picture is of the overview however fast the rest would load.
+    std::atomic<bool> hold_after_overview{false}, resume{false};
 };
 
 // SQLite's file header, to tell a database from a trace by content, not by name.

@@ -3,6 +3,7 @@
 // costs the same at any zoom.
 #pragma once
 #include "navigation.hpp"
+#include "overview.hpp"
 #include "timeline.hpp"
 
 struct ImDrawList;
@@ -13,5 +14,8 @@ namespace irqflow::gui {
 // all vectors) supplies the ISR bars, markers and arrows.
 void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& layout,
                    float origin_x, float origin_y);
+// Draws a loading trace's overview (overview.hpp) in the same layout and colours, one
+// row per vCPU thread, with what has been read so far.
+void draw_overview(ImDrawList* dl, const Overview& o, const Layout& layout);
 
 }  // namespace irqflow::gui

@@ -41,7 +41,11 @@ using EventSink = std::function<void(const Event&)>;
 // Text is loaded whole (report excerpts are small) and handed over the same way.
 class TraceStream {
 public:
-    explicit TraceStream(const std::string& path, const LoadOptions& options = {});
+    // Reads the file once to learn which thread runs which vCPU (trace.dat). `first_pass`
+    // sees that pass's events as they are read, not yet attributed and with fields
+    // decoded only for kvm_entry, kvm_exit, accepts and EOIs: enough for an overview
+    // while the second pass is still to come (the GUI's, ui/README.md).
+    explicit TraceStream(const std::string& path, const LoadOptions& options = {}, const EventSink* first_pass = nullptr);
     ~TraceStream();
     TraceStream(const TraceStream&) = delete;
     TraceStream& operator=(const TraceStream&) = delete;
