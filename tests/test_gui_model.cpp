@@ -315,3 +315,17 @@ TEST_CASE("the loading overview holds each vCPU thread's guest, host and halted 
         for (std::size_t s = 0; s < 3; ++s) CHECK(got[s] == want[s]);
     }
 }
+
+TEST_CASE("the per-block state times give each band's time before it as a brute-force sum does", "[gui]") {
+    const Loaded& L = pveoi_on();
+    for (const auto& lane : L.tl.lanes) {
+        std::array<std::int64_t, 3> sum{};
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i <= lane.bands.size(); ++i) {
+            wrong += lane.time_before(i) != sum;
+            if (i < lane.bands.size()) sum[static_cast<std::size_t>(lane.bands[i].state)] += lane.bands[i].end - lane.bands[i].start;
+        }
+        CHECK(wrong == 0);
+        CHECK(lane.state_time.size() == lane.bands.size() / Lane::kStateBlock + 1);
+    }
+}

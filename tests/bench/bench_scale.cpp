@@ -1,9 +1,10 @@
 // The scale table of one run on a big real trace.dat (make_big_dat: a sample repeated):
-// events/s of `irqflow stats` next to `trace-cmd report > /dev/null` on the same file, and
-// peak resident memory per event of `stats`, `check` and `import`. Ratios and per-event
-// figures only; nothing is asserted.
+// events/s of `irqflow stats` next to `trace-cmd report > /dev/null` on the same file,
+// peak resident memory per event of `stats`, `check`, `import` and the GUI, and the GUI's
+// time to its first frame and frame times (under Xvfb, software OpenGL, 1400x330).
+// Ratios and per-event figures only; nothing is asserted.
 //
-//   bench_scale --events N [--keep] [--only stats,check,import,report]
+//   bench_scale --events N [--keep] [--only stats,check,import,report,gui]
 //     (IRQFLOW, MAKE_BIG_DAT and the sample come from the build; the file is
 //      $TMPDIR/irqflow-bench-N.dat, made once and kept with --keep)
 #include <sys/resource.h>
@@ -25,13 +26,14 @@ struct Run {
     int status = 0;
 };
 
-// Runs argv with stdout to /dev/null; wall time and the child's peak RSS (wait4).
-Run run(const std::vector<std::string>& argv) {
+// Runs argv with stdout to `out` (/dev/null by default); wall time and the peak RSS of
+// the child and the descendants it waited for (wait4).
+Run run(const std::vector<std::string>& argv, const std::string& out = "/dev/null") {
     std::fflush(stdout);
     const auto t0 = std::chrono::steady_clock::now();
     const pid_t pid = fork();
     if (pid == 0) {
-        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
+        if (!freopen(out.c_str(), "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(126);
         std::vector<char*> a;
         for (const auto& s : argv) a.push_back(const_cast<char*>(s.c_str()));
         a.push_back(nullptr);
@@ -51,7 +53,7 @@ Run run(const std::vector<std::string>& argv) {
 int main(int argc, char** argv) {
     std::uint64_t events = 10'000'000;
     bool keep = false;
-    std::string only = "report,stats,check,import";
+    std::string only = "report,stats,check,import,gui";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--events" && i + 1 < argc) events = std::strtoull(argv[++i], nullptr, 10);
@@ -105,6 +107,17 @@ int main(int argc, char** argv) {
         std::filesystem::remove(db + "-shm");
         row("import", run({IRQFLOW, "import", "--db", db, file}));
         std::filesystem::remove(db);
+    }
+    if (wanted("gui")) {  // the window's own report: frame times, first frame, whole timeline
+        const std::string out = dir + "/irqflow-bench-gui.txt";
+        const Run r = run({"xvfb-run", "-a", "-s", "-screen 0 1600x1200x24", IRQFLOW_GUI, "--bench-frames", "300", "--size", "1400x330", file}, out);
+        row("gui", r);
+        if (std::FILE* f = std::fopen(out.c_str(), "r")) {
+            char line[1024];
+            while (std::fgets(line, sizeof line, f)) std::printf("  %s", line);
+            std::fclose(f);
+        }
+        std::filesystem::remove(out);
     }
     if (report_s > 0 && stats_s > 0) std::printf("ingest (stats) vs trace-cmd report: %.1fx\n", report_s / stats_s);
     if (!keep) {

@@ -98,11 +98,13 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
     }
     for (auto& L : tl.lanes) {
         std::sort(L.markers.begin(), L.markers.end(), [](const Marker& a, const Marker& b) { return a.ts < b.ts; });
-        L.state_time.assign(L.bands.size() + 1, {0, 0, 0});
+        std::array<std::int64_t, 3> sum{};
+        L.state_time.reserve(L.bands.size() / Lane::kStateBlock + 1);
         for (std::size_t i = 0; i < L.bands.size(); ++i) {
-            L.state_time[i + 1] = L.state_time[i];
-            L.state_time[i + 1][static_cast<std::size_t>(L.bands[i].state)] += L.bands[i].end - L.bands[i].start;
+            if (i % Lane::kStateBlock == 0) L.state_time.push_back(sum);
+            sum[static_cast<std::size_t>(L.bands[i].state)] += L.bands[i].end - L.bands[i].start;
         }
+        if (L.bands.size() % Lane::kStateBlock == 0) L.state_time.push_back(sum);
         std::sort(L.isr.begin(), L.isr.end(), [](const IsrBar& a, const IsrBar& b) { return a.start < b.start; });
         for (const auto& bar : L.isr) L.isr_by_depth[static_cast<std::size_t>(std::clamp(bar.depth, 1, 3) - 1)].push_back(bar);
     }

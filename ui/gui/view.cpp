@@ -69,8 +69,9 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             bj = gallop(B, std::max(bi, bj), [tb](const Band& b) { return b.start < tb; });
             const std::size_t i = bi, j = bj;
             if (i >= j) continue;
-            std::array<std::int64_t, 3> cover{};
-            for (std::size_t k = 0; k < 3; ++k) cover[k] = lane.state_time[j][k] - lane.state_time[i][k];
+            std::array<std::int64_t, 3> cover = lane.time_before(j);
+            const auto before = lane.time_before(i);
+            for (std::size_t k = 0; k < 3; ++k) cover[k] -= before[k];
             // trim the first and last band to the column
             cover[static_cast<std::size_t>(B[i].state)] -= std::max<std::int64_t>(0, ta - B[i].start);
             cover[static_cast<std::size_t>(B[j - 1].state)] -= std::max<std::int64_t>(0, B[j - 1].end - tb);
