@@ -60,13 +60,13 @@ bool WindowInput::take_activity() {
     return a;
 }
 
-void WindowInput::frame(GLFWwindow* win, const Session& s, UiState& u, const Layout& layout) {
+void WindowInput::pointer(Navigator& nav, const Layout& layout, bool& dragging, bool& clicked) {
     ImGuiIO& io = ImGui::GetIO();
     const float plot_w = layout.width - Layout::kGutter;
     auto frac = [&](float x) { return static_cast<double>((x - Layout::kGutter) / plot_w); };
     const bool over_plot = !io.WantCaptureMouse && io.MousePos.y < layout.height;
-    u.clicked = false;
-    if (io.MouseWheel != 0 && over_plot) u.nav.zoom(io.MouseWheel > 0 ? 0.8 : 1.25, std::clamp(frac(io.MousePos.x), 0.0, 1.0));
+    clicked = false;
+    if (io.MouseWheel != 0 && over_plot) nav.zoom(io.MouseWheel > 0 ? 0.8 : 1.25, std::clamp(frac(io.MousePos.x), 0.0, 1.0));
     const bool box_button = ImGui::IsMouseClicked(1) || (ImGui::IsMouseClicked(0) && io.KeyShift);
     if (box_button && over_plot) {
         box_with_ = ImGui::IsMouseClicked(1) ? 1 : 0;
@@ -78,31 +78,45 @@ void WindowInput::frame(GLFWwindow* win, const Session& s, UiState& u, const Lay
         ImGui::GetForegroundDrawList()->AddRectFilled(ImVec2(std::min(box_from_, io.MousePos.x), Layout::kTop),
                                                       ImVec2(std::max(box_from_, io.MousePos.x), layout.height), 0x40ffffff);
         if (!ImGui::IsMouseDown(1) && !ImGui::IsMouseDown(0)) {
-            u.nav.box(frac(box_from_), frac(or_now(g_release_x[box_with_])));
+            nav.box(frac(box_from_), frac(or_now(g_release_x[box_with_])));
             box_from_ = -1;
         }
     } else if (press_x_ >= 0) {
         const bool down = ImGui::IsMouseDown(0);
         const float x = down ? io.MousePos.x : or_now(g_release_x[0]);  // released: the pan ends where the button came up
-        u.dragging = u.dragging || std::abs(x - press_x_) > 3;
-        if (u.dragging) u.nav.pan(-static_cast<double>(x - last_x_) / plot_w);
+        dragging = dragging || std::abs(x - press_x_) > 3;
+        if (dragging) nav.pan(-static_cast<double>(x - last_x_) / plot_w);
         last_x_ = x;
         if (!down) {
-            u.clicked = !u.dragging;
-            u.dragging = false;
+            clicked = !dragging;
+            dragging = false;
             press_x_ = -1;
         }
     }
-    if (io.WantTextInput) return;
+}
+
+void WindowInput::view_keys(GLFWwindow* win, Navigator& nav) {
     // ImGui 1.86 indexes keys by the backend's (GLFW) key codes
-    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) u.nav.zoom(0.5, 0.5);
-    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) u.nav.zoom(2.0, 0.5);
-    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) u.nav.pan(-0.1);
-    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) u.nav.pan(0.1);
-    if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) u.nav.whole();
+    if (ImGui::IsKeyPressed(GLFW_KEY_EQUAL) || ImGui::IsKeyPressed(GLFW_KEY_KP_ADD)) nav.zoom(0.5, 0.5);
+    if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) nav.zoom(2.0, 0.5);
+    if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) nav.pan(-0.1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) nav.pan(0.1);
+    if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) nav.whole();
+    if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) glfwSetWindowShouldClose(win, GLFW_TRUE);
+}
+
+void WindowInput::frame(GLFWwindow* win, const Session& s, UiState& u, const Layout& layout) {
+    pointer(u.nav, layout, u.dragging, u.clicked);
+    if (ImGui::GetIO().WantTextInput) return;
+    view_keys(win, u.nav);
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) u.pinned = false;
-    if (io.KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) glfwSetWindowShouldClose(win, GLFW_TRUE);
     jump_keys(s, u);
+}
+
+void WindowInput::overview(GLFWwindow* win, Navigator& nav, const Layout& layout) {
+    bool clicked = false;
+    pointer(nav, layout, overview_dragging_, clicked);
+    view_keys(win, nav);
 }
 
 }  // namespace irqflow::gui

@@ -17,8 +17,13 @@ public:
     static bool take_activity();
     // Applies this frame's input to the view; the timeline occupies `layout`.
     void frame(GLFWwindow* win, const Session& s, UiState& u, const Layout& layout);
+    // The same zoom and pan over a loading trace's overview.
+    void overview(GLFWwindow* win, Navigator& nav, const Layout& layout);
 
 private:
+    void pointer(Navigator& nav, const Layout& layout, bool& dragging, bool& clicked);
+    static void view_keys(GLFWwindow* win, Navigator& nav);
+    bool overview_dragging_ = false;
     float press_x_ = -1, last_x_ = 0;  // left button: where it went down, where it was last frame
     float box_from_ = -1;              // box zoom start
     int box_with_ = 1;                 // the button drawing the box

@@ -302,6 +302,7 @@ int main(int argc, char** argv) {
     std::vector<double> frame_ms, draw_ms;  // whole frame; building our draw lists
     std::uint64_t vertices = 0;
     WindowInput input;
+    std::optional<ViewRange> overview_view;  // set once the overview is zoomed or panned
     while (!glfwWindowShouldClose(win)) {
         // a few frames after the last input let ImGui settle (hover, tab switches); then
         // wait for input, waking now and then for the loader's progress
@@ -333,6 +334,7 @@ int main(int argc, char** argv) {
                 ImGui::EndFrame();
                 break;
             }
+            if (overview_view && !o.range) U->nav.set(overview_view->t0, overview_view->t1);  // keep where the overview was looked at
             glfwSetWindowTitle(win, ("irqflow - " + S->title).c_str());
             quiet_frames = 0;  // the new windows take a few frames to lay out
         }
@@ -348,9 +350,15 @@ int main(int argc, char** argv) {
         }
         if (!U) {  // loading: the overview read so far (ui/README.md, "Opening big traces"), else a progress bar
             if (auto ov = progress.overview.snapshot()) {
-                const Layout whole{static_cast<float>(fw), static_cast<float>(fh), ov->t0, std::max(ov->last_ts, ov->t0 + 1)};
+                // zoom and pan work at once; until they are used the view follows the read part as it grows
+                Navigator nav(ov->t0, std::max(ov->last_ts, ov->t0 + 1));
+                if (overview_view) nav.set(overview_view->t0, overview_view->t1);
+                const Layout before{static_cast<float>(fw), static_cast<float>(fh), nav.view().t0, nav.view().t1};
+                input.overview(win, nav, before);
+                if (overview_view || nav.view().t0 != before.t0 || nav.view().t1 != before.t1) overview_view = nav.view();
+                const Layout view{static_cast<float>(fw), static_cast<float>(fh), nav.view().t0, nav.view().t1};
                 ImDrawList* dl = ImGui::GetBackgroundDrawList();
-                draw_overview(dl, *ov, whole);
+                draw_overview(dl, *ov, view);
                 char status[160];
                 const int stage = std::clamp(progress.stage.load(), 0, kLoadDone);
                 std::snprintf(status, sizeof status, "overview of %llu events, %.6f s .. %.6f s; %s ...",
