@@ -329,3 +329,20 @@ TEST_CASE("the per-block state times give each band's time before it as a brute-
         CHECK(lane.state_time.size() == lane.bands.size() / Lane::kStateBlock + 1);
     }
 }
+
+TEST_CASE("the time index only ever starts a search at or before its answer, and within one grid step of time before it", "[gui]") {
+    const Loaded& L = pveoi_on();
+    for (const auto& lane : L.tl.lanes) {
+        const auto& x = lane.exits;
+        std::size_t wrong = 0, far = 0;
+        for (std::int64_t ts = L.tl.t0 - 1000; ts <= L.tl.t1 + 1000; ts += (L.tl.t1 - L.tl.t0) / 9973 + 1) {
+            const std::size_t answer = static_cast<std::size_t>(
+                std::lower_bound(x.begin(), x.end(), ts, [](const ExitTick& e, std::int64_t t) { return e.ts < t; }) - x.begin());
+            const std::size_t start = lane.exit_index.lower(ts);
+            wrong += start > answer;
+            if (start < answer) far += x[start].ts < ts - lane.exit_index.step_ns();
+        }
+        CHECK(wrong == 0);
+        CHECK(far == 0);
+    }
+}

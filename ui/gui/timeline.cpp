@@ -117,6 +117,13 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
                         if (v.apic.value() == apic) tl.arrows.push_back({p.ts, from, lane(vm.id, v.id), p.vector, p.kind == replay::IpiKind::PvIpiHypercall});
     }
     std::sort(tl.arrows.begin(), tl.arrows.end(), [](const Arrow& a, const Arrow& b) { return a.ts < b.ts; });
+    tl.arrow_index.build(tl.arrows, [](const Arrow& a) { return a.ts; }, tl.t0, tl.t1);
+    for (auto& L : tl.lanes) {
+        L.band_index.build(L.bands, [](const Band& b) { return b.start; }, tl.t0, tl.t1);
+        L.exit_index.build(L.exits, [](const ExitTick& x) { return x.ts; }, tl.t0, tl.t1);
+        L.marker_index.build(L.markers, [](const Marker& m) { return m.ts; }, tl.t0, tl.t1);
+        for (std::size_t d = 0; d < 3; ++d) L.isr_index[d].build(L.isr_by_depth[d], [](const IsrBar& b) { return b.start; }, tl.t0, tl.t1);
+    }
     for (const auto& f : replay.findings) tl.findings.push_back({f.ts.value(), lane(f.vm, f.vcpu), std::string(replay::rule_info(f.rule).id)});
     if (serial)
         for (const auto& l : serial->lines)

@@ -65,8 +65,10 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         for (int c = 0; c < columns; ++c) {
             const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
             // bands [i, j) overlap the column
-            bi = gallop(B, bi, [ta](const Band& b) { return b.end <= ta; });
-            bj = gallop(B, std::max(bi, bj), [tb](const Band& b) { return b.start < tb; });
+            // (bands do not overlap: the one before the first starting at ta or later is the
+            // earliest that can still reach past ta)
+            bi = gallop(B, std::max(bi, std::max<std::size_t>(lane.band_index.lower(ta), 1) - 1), [ta](const Band& b) { return b.end <= ta; });
+            bj = gallop(B, std::max({bi, bj, lane.band_index.lower(tb)}), [tb](const Band& b) { return b.start < tb; });
             const std::size_t i = bi, j = bj;
             if (i >= j) continue;
             std::array<std::int64_t, 3> cover = lane.time_before(j);
@@ -87,7 +89,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         std::size_t e = exits_from;
         for (int c = 0; c < columns; ++c) {
             const auto tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
-            const std::size_t next = gallop(lane.exits, e, [tb](const ExitTick& x) { return x.ts < tb; });
+            const std::size_t next = gallop(lane.exits, std::max(e, lane.exit_index.lower(tb)), [tb](const ExitTick& x) { return x.ts < tb; });
             const std::size_t n = next - e;  // exits in this column
             if (n > 0) {
                 const std::uint32_t colour = !exit_density ? lane.exits[e].color
@@ -116,7 +118,8 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                 if (x1 - x0 <= 1 && std::floor(x0) == last_x) {
                     // another sub-pixel bar in this column: jump to the first bar of the next one
                     const auto next_col = L.t0 + static_cast<std::int64_t>((static_cast<double>(last_x - ox - Layout::kGutter) + 1) * ns_per_px);
-                    const std::size_t next = gallop(bars, static_cast<std::size_t>(it - bars.begin()) + 1,
+                    const std::size_t from = static_cast<std::size_t>(it - bars.begin()) + 1;
+                    const std::size_t next = gallop(bars, only ? from : std::max(from, lane.isr_index[static_cast<std::size_t>(depth - 1)].lower(next_col)),
                                                     [next_col](const IsrBar& b) { return b.start < next_col; });
                     if (next == bars.size()) break;
                     const auto skip = bars.begin() + static_cast<std::ptrdiff_t>(next);
@@ -148,7 +151,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                 const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
                 bool injected = false;
                 std::uint32_t eoi_colour = 0;
-                m = gallop(markers, m, [ta](const Marker& x) { return x.ts < ta; });
+                m = gallop(markers, only ? m : std::max(m, lane.marker_index.lower(ta)), [ta](const Marker& x) { return x.ts < ta; });
                 std::size_t i = m;
                 for (int seen = 0; i < markers.size() && markers[i].ts < tb && seen < 8; ++i, ++seen) {
                     if (!markers[i].eoi()) injected = true;
@@ -183,7 +186,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
     for (int c = 0; c < columns; ++c) {
         const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
         std::uint32_t drawn = 0;  // bit per (from, to) pair among the first 32, or per sender row
-        a0 = gallop(arrows, a0, [ta](const Arrow& x) { return x.ts < ta; });
+        a0 = gallop(arrows, only ? a0 : std::max(a0, tl.arrow_index.lower(ta)), [ta](const Arrow& x) { return x.ts < ta; });
         for (std::size_t i = a0; i < arrows.size() && arrows[i].ts < tb && i < a0 + 32; ++i) {
             const auto& a = arrows[i];
             const int from = row_of(a.from_lane), to = row_of(a.to_lane);
