@@ -490,7 +490,15 @@ TEST_CASE("stored VM and vCPU ids that the session does not list are refused, by
                             Damage{"UPDATE kvm_entry SET vm = 5 WHERE rowid = (SELECT min(rowid) FROM kvm_entry WHERE vm IS NOT NULL)",
                                    "VM 5 is not one the session lists"},
                             Damage{"UPDATE kvm_entry SET vcpu = -7 WHERE rowid = (SELECT min(rowid) FROM kvm_entry WHERE vcpu IS NOT NULL)",
-                                   "vCPU -7 is not one the session lists"}}) {
+                                   "vCPU -7 is not one the session lists"},
+                            // the per-kind tables (schema 5): ranges, sessions and records must agree
+                            Damage{"UPDATE event_tables SET name = 'sqlite_master' WHERE name = 'kvm_exit'", "which is no event table"},
+                            Damage{"UPDATE kvm_exit SET session = 99 WHERE rowid = (SELECT min(rowid) FROM kvm_exit)", "a row of session 99"},
+                            Damage{"UPDATE kvm_exit SET record = (SELECT min(record) FROM kvm_entry) WHERE rowid = (SELECT min(rowid) FROM kvm_exit)",
+                                   "stored twice"},
+                            Damage{"UPDATE kvm_exit SET record = -3 WHERE rowid = (SELECT min(rowid) FROM kvm_exit)", "negative record"},
+                            Damage{"UPDATE other_events SET name_id = 999 WHERE rowid = (SELECT min(rowid) FROM other_events)", "unknown event name id 999"},
+                            Damage{"DELETE FROM event_names WHERE name = 'kvm_entry'", "no event name for kvm_entry"}}) {
         INFO(d.sql);
         auto path = fresh_db("bad-ids.db");
         {
