@@ -230,6 +230,12 @@ int main(int argc, char** argv) {
         }
         loaded = true;
     };
+    // Joins the loader, first letting it past a --screenshot-overview hold (else a window
+    // that fails to open would wait for it forever).
+    auto stop_loader = [&] {
+        progress.resume = true;
+        if (loader.joinable()) loader.join();
+    };
     const auto started = std::chrono::steady_clock::now();
     auto seconds_since_start = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(); };
     // --bench-frames: when the first picture of the trace came, the overview of all of it, and the full timeline
@@ -274,7 +280,7 @@ int main(int argc, char** argv) {
 
     if (!glfwInit()) {
         std::fprintf(stderr, "irqflow-gui: cannot initialise GLFW (no display? run under xvfb-run)\n");
-        if (loader.joinable()) loader.join();
+        stop_loader();
         return 2;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -285,7 +291,7 @@ int main(int argc, char** argv) {
     if (!win) {
         std::fprintf(stderr, "irqflow-gui: cannot create an OpenGL 3.3 window\n");
         glfwTerminate();
-        if (loader.joinable()) loader.join();
+        stop_loader();
         return 2;
     }
     glfwMakeContextCurrent(win);
@@ -315,7 +321,7 @@ int main(int argc, char** argv) {
         int fw = 0, fh = 0;
         glfwGetFramebufferSize(win, &fw, &fh);
         if (!U && loaded) {
-            if (loader.joinable()) loader.join();
+            stop_loader();
             if (!S) {
                 std::fprintf(stderr, "irqflow-gui: %s\n", load_error.c_str());
                 rc = 2;
@@ -461,6 +467,6 @@ int main(int argc, char** argv) {
     ImGui::DestroyContext();
     glfwDestroyWindow(win);
     glfwTerminate();
-    if (loader.joinable()) loader.join();  // closed while loading: the window is gone, finish quietly
+    stop_loader();  // closed while loading: the window is gone, finish quietly
     return rc;
 }

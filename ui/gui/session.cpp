@@ -2,8 +2,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <thread>
 #include <cstring>
+#include <thread>
 
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
