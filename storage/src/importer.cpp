@@ -233,7 +233,7 @@ struct SessionWriter::Impl {
         id = sqlite3_last_insert_rowid(h);
         before.resize(static_cast<std::size_t>(EventKind::Count_));
         for (EventKind k : stored_kinds()) before[static_cast<std::size_t>(k)] = largest_rowid(k);
-        rows = std::make_unique<RowWriter>(h, d.path(), id);  // from here on the connection is its thread's until finish
+        rows = std::make_unique<RowWriter>(h, id);  // from here on the connection is its thread's until finish
         exit_times = std::make_unique<ExitTimes>(*rows);
     }
     std::int64_t largest_rowid(EventKind k) {

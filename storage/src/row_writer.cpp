@@ -69,7 +69,7 @@ private:
     std::vector<Row> pending_;
 };
 
-RowWriter::RowWriter(sqlite3* db, std::string path, std::int64_t session) : db_(db), path_(std::move(path)), session_(session) {
+RowWriter::RowWriter(sqlite3* db, std::int64_t session) : db_(db), session_(session) {
     tables_.resize(static_cast<std::size_t>(EventKind::Count_));
     for (EventKind k : stored_kinds()) tables_[static_cast<std::size_t>(k)] = std::make_unique<TableWriter>(db, k, session);
     gap_ = std::make_unique<Stmt>(db, "INSERT INTO gaps (session, ts_ns, cpu, lost, before_record) VALUES (?1, ?2, ?3, ?4, ?5)");

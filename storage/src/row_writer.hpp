@@ -10,7 +10,6 @@
 #include <exception>
 #include <memory>
 #include <optional>
-#include <string>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -31,7 +30,8 @@ class Stmt;
 
 class RowWriter {
 public:
-    RowWriter(sqlite3* db, std::string path, std::int64_t session);
+    // SQLite's errors name the file itself (sqlite_util.hpp, fail).
+    RowWriter(sqlite3* db, std::int64_t session);
     ~RowWriter();  // stops the thread; what was not written stays uncommitted
     RowWriter(const RowWriter&) = delete;
     RowWriter& operator=(const RowWriter&) = delete;
@@ -59,7 +59,6 @@ private:
     TableWriter& table(EventKind k);
 
     sqlite3* db_;
-    std::string path_;
     std::int64_t session_;
     std::vector<std::unique_ptr<TableWriter>> tables_;  // per kind (none for Lost)
     std::unique_ptr<Stmt> gap_, set_host_;
