@@ -40,7 +40,7 @@ void draw_overview(ImDrawList* dl, const Overview& o, const Layout& L) {
             const float x = Layout::kGutter + static_cast<float>(c);
             if (time[0] + time[1] + time[2] > 0)
                 bands.put(x, state_color(static_cast<VcpuState>(std::max_element(time.begin(), time.end()) - time.begin())));
-            if (exits >= 0.5) ticks.put(x, exits < 1.5 ? kExitDensity[0] : exits < 8 ? kExitDensity[1] : exits < 64 ? kExitDensity[2] : kExitDensity[3]);
+            if (exits >= 0.5) ticks.put(x, exit_density_color(exits));
         }
     }
 }

@@ -139,6 +139,11 @@ std::uint32_t state_color(VcpuState s);
 inline constexpr std::uint32_t kFindingColor = 0xff0000ff;  // red
 // exits per pixel column when zoomed out: 1, 2-7, 8-63, 64 and more
 inline constexpr std::uint32_t kExitDensity[4] = {0xff505050, 0xff808080, 0xffb0b0b0, 0xffffffff};
+// The shade of a column holding `exits` exits (at least one; the overview's are
+// fractions of buckets, rounded).
+constexpr std::uint32_t exit_density_color(double exits) {
+    return exits < 1.5 ? kExitDensity[0] : exits < 8 ? kExitDensity[1] : exits < 64 ? kExitDensity[2] : kExitDensity[3];
+}
 inline constexpr std::uint32_t kPvIpiColor = 0xc0ffff00, kIcrIpiColor = 0xc0ff00ff;  // translucent lines
 inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xff00d7ff, kPvEoiColor = 0xffffc864;
 inline constexpr std::uint32_t kNestedInjectionColor = 0xffff50ff;  // pink: L1 → L2

@@ -93,10 +93,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             const std::size_t n = next - e;  // exits in this column
             if (n > 0) {
                 const std::uint32_t colour = !exit_density ? lane.exits[e].color
-                                             : n == 1    ? kExitDensity[0]
-                                             : n < 8     ? kExitDensity[1]
-                                             : n < 64    ? kExitDensity[2]
-                                                         : kExitDensity[3];
+                                                         : exit_density_color(static_cast<double>(n));
                 tick_runs.put(ox + Layout::kGutter + static_cast<float>(c), colour);
             }
             e = next;
