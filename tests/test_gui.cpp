@@ -27,13 +27,14 @@ struct Image {
 bool have_xvfb() { return run("command -v xvfb-run").status == 0; }
 
 // Renders a frame to a PNG through the real binary under Xvfb; `args` are the options
-// and the trace (or database and session), already quoted.
-Image shoot(const std::string& args, const std::string& tag = "shot") {
+// and the trace (or database and session), already quoted. `how` is --screenshot (the
+// loaded session) or --screenshot-overview (the loading overview).
+Image shoot(const std::string& args, const std::string& tag = "shot", const std::string& how = "--screenshot") {
     auto out = scratch(tag + ".png");
     std::filesystem::remove(out);
     // Mesa and X libraries keep allocations for the process lifetime: not our leaks.
-    auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1600x1200x24' '" + std::string(IRQFLOW_GUI) +
-                     "' --screenshot '" + out.string() + "' " + args,
+    auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1600x1200x24' '" + std::string(IRQFLOW_GUI) + "' " + how + " '" +
+                     out.string() + "' " + args,
                  true);
     INFO(r.out);
     REQUIRE(r.status == 0);
@@ -460,19 +461,7 @@ TEST_CASE("while a trace loads, the window shows its overview: every vCPU thread
         WARN("xvfb-run not installed: GUI test skipped");
         return;
     }
-    auto out = scratch("overview.png");
-    std::filesystem::remove(out);
-    auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1600x1200x24' '" + std::string(IRQFLOW_GUI) + "' --size 1400x330 --screenshot-overview '" +
-                     out.string() + "' '" + sample("pveoi-on.dat") + "'",
-                 true);
-    INFO(r.out);
-    REQUIRE(r.status == 0);
-    Image img;
-    int n = 0;
-    unsigned char* data = stbi_load(out.c_str(), &img.w, &img.h, &n, 3);
-    REQUIRE(data);
-    img.px.assign(data, data + static_cast<std::size_t>(img.w) * static_cast<std::size_t>(img.h) * 3);
-    stbi_image_free(data);
+    const Image img = shoot("--size 1400x330 '" + sample("pveoi-on.dat") + "'", "overview", "--screenshot-overview");
     const gui::Layout L{1400, 330, 0, 1};
     for (int l = 0; l < 4; ++l) {  // pveoi-on.dat: 4 vCPU threads from start to end; 1-3 halted for the first half
         INFO("lane " << l);
@@ -491,7 +480,7 @@ TEST_CASE("while a trace loads, the window shows its overview: every vCPU thread
     auto db = scratch("overview.db");
     std::filesystem::remove(db);
     REQUIRE(run(cli() + " import --db '" + db.string() + "' '" + sample("xapic.dat") + "'").status == 0);
-    r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot-overview /dev/null '" + db.string() + "'", true);
+    const auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot-overview /dev/null '" + db.string() + "'", true);
     CHECK(r.status == 2);
     CHECK_THAT(r.out, Catch::Contains("no overview"));
 }
