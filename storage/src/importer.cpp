@@ -334,6 +334,7 @@ std::int64_t SessionWriter::finish(const Trace& trace, const ReplayResult& repla
     return impl_->finish(trace, replay, serial);
 }
 std::int64_t SessionWriter::session_id() const { return impl_->id; }
+std::uint64_t SessionWriter::records() const { return impl_->records; }
 
 std::int64_t Database::import_session(const std::string& name, const Trace& trace, const std::string& sha256,
                                       const ReplayResult& replay, const SerialLog* serial,

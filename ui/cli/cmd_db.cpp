@@ -109,8 +109,8 @@ int cmd_import(Args& a) {
         stream.each_event([&](const Event& e) {
             replay.feed(e);
             w.add(e);
-            records += e.kind != EventKind::Lost;
         });
+        records = w.records();
         const auto r = replay.finish();
         id = w.finish(stream.trace(), r, nullptr);
         findings = r.findings.size();

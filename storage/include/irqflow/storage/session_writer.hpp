@@ -26,6 +26,7 @@ public:
     // `trace` supplies names, VMs and vCPUs (its events are not read). Commits.
     std::int64_t finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial);
     std::int64_t session_id() const;
+    std::uint64_t records() const;  // events added so far, lost-event markers not counted
 
 private:
     struct Impl;
