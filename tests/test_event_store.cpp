@@ -76,6 +76,12 @@ TEST_CASE("the event store round-trips extreme values in every column", "[captur
     std::size_t n = 0;
     for (const Event e : copy) CHECK(same(e, in[n++]));
     CHECK(n == in.size());
+    // The chunked pass decodes what indexing does, from any start to any end.
+    for (auto [first, last] : {std::pair<std::size_t, std::size_t>{0, in.size()}, {3, 300}, {255, 257}, {700, in.size() + 5}}) {
+        n = first;
+        copy.for_each(first, last, [&](const Event& e) { CHECK(same(e, in[n++])); });
+        CHECK(n == std::min(last, in.size()));
+    }
 }
 
 TEST_CASE("the event store keeps more than 65535 distinct owners and searches its ordered columns", "[capture][event-store]") {
@@ -92,6 +98,15 @@ TEST_CASE("the event store keeps more than 65535 distinct owners and searches it
     }
     s.set_owner(69'999, kUnknownVm, kUnknownVcpu);  // back from a wide owner to a narrow one
     CHECK(s[69'999].vcpu == kUnknownVcpu);
+    s.set_owner(100, VmId(69), VcpuId(69'998));  // a wide owner in a chunk that had none
+    std::size_t n = 0;
+    s.for_each([&](const Event& e) {
+        const std::size_t i = n++;
+        const VcpuId want = i == 100 ? VcpuId(69'998) : i == 69'999 ? kUnknownVcpu : VcpuId(static_cast<std::int32_t>(i));
+        if (e.vcpu != want || e.ts != TimestampNs(static_cast<std::int64_t>(i) * 10)) FAIL("event " << i << " decoded wrong");
+    });
+    CHECK(n == 70'000);
+    CHECK(s[100].vm == VmId(69));
     CHECK(s.lower_bound_ts(TimestampNs(55)) == 6);
     CHECK(s.lower_bound_ts(TimestampNs(-1)) == 0);
     CHECK(s.lower_bound_ts(TimestampNs(1'000'000)) == s.size());

@@ -52,6 +52,7 @@ void EventStore::push_back(const Event& e) {
     } else {
         ts_.push_back(kWide32);
         wide_[wide_key(i, Column::Ts)] = e.ts.value();
+        chunks_.back().wide = true;
     }
     const std::uint64_t drec = e.record - c.record_base;
     if (drec < kWide16) {
@@ -59,6 +60,7 @@ void EventStore::push_back(const Event& e) {
     } else {
         record_.push_back(kWide16);
         wide_[wide_key(i, Column::Record)] = static_cast<std::int64_t>(e.record);
+        chunks_.back().wide = true;
     }
     const std::int64_t cpu = std::int64_t{e.cpu.value()} + 1;
     if (cpu >= 0 && cpu < kWide16) {
@@ -66,6 +68,7 @@ void EventStore::push_back(const Event& e) {
     } else {
         cpu_.push_back(kWide16);
         wide_[wide_key(i, Column::Cpu)] = e.cpu.value();
+        chunks_.back().wide = true;
     }
     tid_.push_back(e.tid.value());
     owner_.push_back(0);
@@ -89,26 +92,55 @@ void EventStore::push_back(const Event& e) {
 
 Event EventStore::operator[](std::size_t i) const {
     Event e;
-    e.ts = ts(i);
-    e.record = record(i);
-    e.tid = Tid(tid_[i]);
-    e.cpu = cpu(i);
-    const Owner& o = owners_[owner(i)];
-    e.vm = o.vm;
-    e.vcpu = o.vcpu;
-    e.kind = static_cast<EventKind>(kind_[i]);
-    e.name_id = name_[i];
-    const std::uint8_t present = present_[i];
-    e.present = present;
-    if (present == 0 && e.kind != EventKind::Other) return e;
-    const std::uint8_t* p = fields_.data_at(chunks_[i / kChunk].field_base + field_off_[i]);
-    for (unsigned bits = present; bits; bits &= bits - 1)
-        e.f[static_cast<std::size_t>(std::countr_zero(bits))] = unzigzag(get_varint(p));
-    if (e.kind == EventKind::Other) {
-        e.raw_off = get_varint(p);
-        e.raw_len = static_cast<std::uint32_t>(get_varint(p));
-    }
+    decode_chunk(i, std::span(&e, 1));
     return e;
+}
+
+void EventStore::decode_chunk(std::size_t first, std::span<Event> out) const {
+    if (out.empty()) return;
+    if (chunks_[first / kChunk].wide) decode_columns<true>(first, out);
+    else decode_columns<false>(first, out);
+}
+
+template <bool Wide>
+void EventStore::decode_columns(std::size_t first, std::span<Event> out) const {
+    static_assert(detail::BlockArray<std::uint8_t>::kBlock % kChunk == 0, "a chunk never straddles two column blocks");
+    const Chunk& c = chunks_[first / kChunk];
+    const std::uint32_t* ts = ts_.data_at(first);
+    const std::uint16_t* rec = record_.data_at(first);
+    const std::int32_t* tid = tid_.data_at(first);
+    const std::uint16_t* cpu = cpu_.data_at(first);
+    const std::uint16_t* own = owner_.data_at(first);
+    const std::uint8_t* kind = kind_.data_at(first);
+    const std::uint8_t* present = present_.data_at(first);
+    const std::uint16_t* name = name_.data_at(first);
+    const std::uint16_t* foff = field_off_.data_at(first);
+    for (std::size_t k = 0; k < out.size(); ++k) {
+        const std::size_t i = first + k;
+        Event& e = out[k];
+        e.ts = Wide && ts[k] == kWide32 ? TimestampNs(wide(i, Column::Ts))
+                                : TimestampNs(static_cast<std::int64_t>(static_cast<std::uint64_t>(c.ts_base) + ts[k]));
+        e.record = Wide && rec[k] == kWide16 ? static_cast<std::uint64_t>(wide(i, Column::Record)) : c.record_base + rec[k];
+        e.tid = Tid(tid[k]);
+        e.cpu = Wide && cpu[k] == kWide16 ? HostCpu(static_cast<std::int32_t>(wide(i, Column::Cpu))) : HostCpu(static_cast<std::int32_t>(cpu[k]) - 1);
+        const Owner& o = owners_[Wide && own[k] == kWide16 ? static_cast<std::size_t>(wide(i, Column::Owner)) : own[k]];
+        e.vm = o.vm;
+        e.vcpu = o.vcpu;
+        e.kind = static_cast<EventKind>(kind[k]);
+        e.name_id = name[k];
+        e.present = present[k];
+        e.raw_off = 0;
+        e.raw_len = 0;
+        e.f = {};
+        if (present[k] == 0 && e.kind != EventKind::Other) continue;
+        const std::uint8_t* p = fields_.data_at(c.field_base + foff[k]);
+        for (unsigned bits = present[k]; bits; bits &= bits - 1)
+            e.f[static_cast<std::size_t>(std::countr_zero(bits))] = unzigzag(get_varint(p));
+        if (e.kind == EventKind::Other) {
+            e.raw_off = get_varint(p);
+            e.raw_len = static_cast<std::uint32_t>(get_varint(p));
+        }
+    }
 }
 
 TimestampNs EventStore::ts(std::size_t i) const {
@@ -166,6 +198,7 @@ void EventStore::set_owner(std::size_t i, VmId vm, VcpuId vcpu) {
     } else {
         owner_[i] = kWide16;
         wide_[wide_key(i, Column::Owner)] = static_cast<std::int64_t>(o);
+        chunks_[i / kChunk].wide = true;
     }
 }
 
@@ -174,9 +207,8 @@ void EventStore::clear() {
 }
 
 std::vector<Event> EventStore::to_vector() const {
-    std::vector<Event> v;
-    v.reserve(size());
-    for (std::size_t i = 0; i < size(); ++i) v.push_back((*this)[i]);
+    std::vector<Event> v(size());
+    for (std::size_t i = 0; i < size(); i += kChunk) decode_chunk(i, std::span(v).subspan(i, std::min(kChunk, size() - i)));
     return v;
 }
 

@@ -42,7 +42,7 @@ TraceStream::TraceStream(const std::string& path, const LoadOptions& options, co
     if (!dat_) {
         t_ = load_trace(path, options);  // text: loaded whole
         if (first_pass)
-            for (std::size_t i = 0; i < t_.events.size(); ++i) (*first_pass)(t_.events[i]);
+            t_.events.for_each(*first_pass);
         return;
     }
     Attributor a(t_);
@@ -59,7 +59,7 @@ TraceStream::~TraceStream() = default;
 
 void TraceStream::each_event(const EventSink& on_event) {
     if (!dat_) {
-        for (std::size_t i = 0; i < t_.events.size(); ++i) on_event(t_.events[i]);
+        t_.events.for_each(on_event);
         return;
     }
     // The same records again, in the same order with the same numbers, decoded and

@@ -96,7 +96,7 @@ TraceSummary Summarizer::finish() {
 
 TraceSummary summarize(const Trace& t) {
     Summarizer s(t);
-    for (std::size_t i = 0; i < t.events.size(); ++i) s.add(t.events[i]);
+    t.events.for_each([&s](const Event& e) { s.add(e); });
     return s.finish();
 }
 

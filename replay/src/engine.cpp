@@ -51,8 +51,7 @@ void Engine::feed(const Event& e) {
 }
 
 void Engine::run() {
-    const std::size_t n = t_.events.size();
-    for (std::size_t i = 0; i < n; ++i) feed(t_.events[i]);
+    t_.events.for_each([this](const Event& e) { feed(e); });
     finish();
 }
 

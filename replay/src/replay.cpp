@@ -97,10 +97,11 @@ Replayer::Replayer(const Replayer& o)
 
 void Replayer::step_until(std::size_t index) {
     index = std::min(index, trace_.events.size());
-    for (; pos_ < index; ++pos_) {
+    trace_.events.for_each(pos_, index, [this](const Event& e) {
         for (std::size_t k = drops_->opening_before(pos_); k > 0; --k) model_->drop_window_opens();
-        model_->apply(trace_.events[pos_]);
-    }
+        model_->apply(e);
+        ++pos_;
+    });
 }
 
 std::vector<VcpuState> Replayer::states() const {

@@ -340,7 +340,7 @@ std::int64_t Database::import_session(const std::string& name, const Trace& trac
                                       const ReplayResult& replay, const SerialLog* serial,
                                       const std::function<void(const ImportProgress&)>& progress) {
     SessionWriter w(*this, name, trace.meta, sha256, progress, trace.events.size());
-    for (const Event& e : trace.events) w.add(e);
+    trace.events.for_each([&w](const Event& e) { w.add(e); });
     return w.finish(trace, replay, serial);
 }
 

@@ -66,14 +66,14 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         return it == lane_of.end() ? -1 : it->second;
     };
     std::vector<std::pair<std::int64_t, VcpuState>> open(tl.lanes.size(), {-1, VcpuState::Host});
-    for (const auto& e : trace.events) {
+    trace.events.for_each([&](const Event& e) {
         const int l = lane(e.vm, e.vcpu);
         if (l >= 0 && e.kind == EventKind::NestedVmenter) {  // L1 → L2 injections
             const auto inj = e.get(slot::nvmenter_event_inj).value_or(0);
             if (event_word::valid(inj))
                 tl.lanes[static_cast<std::size_t>(l)].markers.push_back({Marker::NestedInjection, e.ts.value(), event_word::vector(inj)});
         }
-        if (l < 0 || (e.kind != EventKind::Entry && e.kind != EventKind::Exit)) continue;
+        if (l < 0 || (e.kind != EventKind::Entry && e.kind != EventKind::Exit)) return;
         auto& L = tl.lanes[static_cast<std::size_t>(l)];
         auto& o = open[static_cast<std::size_t>(l)];
         if (o.first >= 0) L.bands.push_back({o.first, e.ts.value(), o.second});
@@ -84,7 +84,7 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
             L.exits.push_back({e.ts.value(), exit_color(e)});
             ++L.exits_by_reason[exit_reason_key(e)];
         }
-    }
+    });
     for (std::size_t l = 0; l < open.size(); ++l)
         if (open[l].first >= 0) tl.lanes[l].bands.push_back({open[l].first, tl.t1, open[l].second});
     for (const auto& ir : replay.interrupts) {
