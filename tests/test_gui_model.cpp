@@ -346,3 +346,27 @@ TEST_CASE("the time index only ever starts a search at or before its answer, and
         CHECK(far == 0);
     }
 }
+
+TEST_CASE("the state grid holds, at each of its points, the time in each state a brute-force sum over the bands gives", "[gui]") {
+    const Loaded& L = pveoi_on();
+    for (const auto& lane : L.tl.lanes) {
+        const StateGrid& g = lane.state_grid;
+        REQUIRE(g.steps() >= 2);
+        std::size_t wrong = 0;
+        for (std::size_t k = 0; k <= g.steps(); k += std::max<std::size_t>(1, g.steps() / 997)) {
+            const std::int64_t at = L.tl.t0 + static_cast<std::int64_t>(k) * g.step_ns();
+            std::array<std::int64_t, 3> want{};
+            for (const Band& b : lane.bands)
+                if (b.start < at) want[static_cast<std::size_t>(b.state)] += std::min(b.end, at) - b.start;
+            wrong += g.before(at) != want;
+            // any time between two points reads the point before it
+            wrong += g.before(at + g.step_ns() - 1) != want && k < g.steps();
+        }
+        CHECK(wrong == 0);
+        CHECK(g.before(L.tl.t0 - 5) == std::array<std::int64_t, 3>{});
+        // past the end: everything
+        std::array<std::int64_t, 3> all{};
+        for (const Band& b : lane.bands) all[static_cast<std::size_t>(b.state)] += b.end - b.start;
+        CHECK(g.before(L.tl.t1 + 100 * g.step_ns()) == all);
+    }
+}

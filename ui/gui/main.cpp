@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "irqflow/capture/readers.hpp"
+#include "column_image.hpp"
 #include "input.hpp"
 #include "panels.hpp"
 #include "session.hpp"
@@ -112,9 +113,10 @@ void loading_screen(const std::string& what, const LoadProgress& p) {
     ImGui::End();
 }
 
-// Turns the frame's ImGui draw lists into pixels in the back buffer.
-void render(int fw, int fh) {
+// Turns the frame's ImGui draw lists (and the strips they show) into pixels in the back buffer.
+void render(int fw, int fh, ColumnImage& strips) {
     ImGui::Render();
+    strips.upload();
     glViewport(0, 0, fw, fh);
     const auto channel = [](int shift) { return static_cast<float>((kBackground >> shift) & 0xff) / 255.0f; };
     glClearColor(channel(0), channel(8), channel(16), 1.0f);  // the timeline draws no background of its own
@@ -304,6 +306,7 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_InitForOpenGL(win, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
+    auto strips = std::make_unique<ColumnImage>();  // GL objects: released before the context
     int frames = 0, rc = 0, quiet_frames = 0;
     std::vector<double> frame_ms, draw_ms;  // whole frame; building our draw lists
     std::uint64_t vertices = 0;
@@ -320,6 +323,7 @@ int main(int argc, char** argv) {
         ImGui::NewFrame();
         int fw = 0, fh = 0;
         glfwGetFramebufferSize(win, &fw, &fh);
+        strips->begin(fw);
         if (!U && loaded) {
             stop_loader();
             if (!S) {
@@ -350,7 +354,7 @@ int main(int argc, char** argv) {
                 picking.clear();
                 loader = std::thread(load);
             }
-            render(fw, fh);
+            render(fw, fh, *strips);
             glfwSwapBuffers(win);
             continue;
         }
@@ -364,7 +368,7 @@ int main(int argc, char** argv) {
                 if (overview_view || nav.view().t0 != before.t0 || nav.view().t1 != before.t1) overview_view = nav.view();
                 const Layout view{static_cast<float>(fw), static_cast<float>(fh), nav.view().t0, nav.view().t1};
                 ImDrawList* dl = ImGui::GetBackgroundDrawList();
-                draw_overview(dl, *ov, view);
+                draw_overview(dl, *ov, view, strips.get());
                 char status[160];
                 const int stage = std::clamp(progress.stage.load(), 0, kLoadDone);
                 std::snprintf(status, sizeof status, "overview of %llu events, %.6f s .. %.6f s; %s ...",
@@ -377,7 +381,7 @@ int main(int argc, char** argv) {
                 }
                 if (overview_s < 0 && progress.stage >= 1) overview_s = seconds_since_start();
                 if (!o.overview_shot.empty() && progress.stage >= 1 && ++frames >= 3) {  // whole first pass, layout settled
-                    render(fw, fh);
+                    render(fw, fh, *strips);
                     rc = write_png(o.overview_shot, fw, fh) ? 0 : 2;
                     if (rc) std::fprintf(stderr, "irqflow-gui: cannot write %s\n", o.overview_shot.c_str());
                     progress.resume = true;
@@ -386,7 +390,7 @@ int main(int argc, char** argv) {
             } else {
                 loading_screen(o.src.path, progress);
             }
-            render(fw, fh);
+            render(fw, fh, *strips);
             glfwSwapBuffers(win);
             continue;
         }
@@ -418,14 +422,14 @@ int main(int argc, char** argv) {
             }
             std::fflush(stdout);
         }
-        draw_timeline(timeline_dl, tl, u.filter, u.only ? &*u.only : nullptr, layout, 0, 0);
+        draw_timeline(timeline_dl, tl, u.filter, u.only ? &*u.only : nullptr, layout, 0, 0, strips.get());
         if (with_panels) {
             const float below = plot_h, h = static_cast<float>(fh) - below;
             inspector(*S, u, layout, 0, below, kInspectorWidth, h);
             panels(*S, u, kInspectorWidth, below, static_cast<float>(fw) - kInspectorWidth, h);
         }
         const auto draw_end = std::chrono::steady_clock::now();
-        render(fw, fh);
+        render(fw, fh, *strips);
         if (o.bench_frames > 0) {  // zoom in and out around moving points, panning as it goes
             glFinish();
             if (frames > 2) {
@@ -462,6 +466,7 @@ int main(int argc, char** argv) {
         }
         glfwSwapBuffers(win);
     }
+    strips.reset();
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();

@@ -1,6 +1,7 @@
 #include "timeline.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <iterator>
 #include <map>
 
@@ -45,6 +46,23 @@ std::uint32_t exit_color(const Event& e) {
 }
 
 }  // namespace
+
+void StateGrid::build(const std::vector<Band>& bands, std::int64_t t0, std::int64_t t1) {
+    // ~32 bands a step (at most 1 Mi steps, 24 MB): a column is drawn from the grid when
+    // it spans 8 steps or more, so only where it covers ~256 bands.
+    const std::size_t steps = std::clamp<std::size_t>(std::bit_ceil(bands.size() / 32 + 1), 1, std::size_t{1} << 20);
+    t0_ = t0;
+    width_ = std::max<std::int64_t>(1, (t1 - t0) / static_cast<std::int64_t>(steps) + 1);
+    before_.assign(steps + 1, {});
+    std::array<std::int64_t, 3> whole{};  // bands that end at or before the grid point
+    std::size_t i = 0;
+    for (std::size_t g = 0; g <= steps; ++g) {
+        const std::int64_t at = t0_ + static_cast<std::int64_t>(g) * width_;
+        for (; i < bands.size() && bands[i].end <= at; ++i) whole[static_cast<std::size_t>(bands[i].state)] += bands[i].end - bands[i].start;
+        before_[g] = whole;
+        if (i < bands.size() && bands[i].start < at) before_[g][static_cast<std::size_t>(bands[i].state)] += at - bands[i].start;
+    }
+}
 
 Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial) {
     Timeline tl;
@@ -120,6 +138,7 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
     tl.arrow_index.build(tl.arrows, [](const Arrow& a) { return a.ts; }, tl.t0, tl.t1);
     for (auto& L : tl.lanes) {
         L.band_index.build(L.bands, [](const Band& b) { return b.start; }, tl.t0, tl.t1);
+        L.state_grid.build(L.bands, tl.t0, tl.t1);
         L.exit_index.build(L.exits, [](const ExitTick& x) { return x.ts; }, tl.t0, tl.t1);
         L.marker_index.build(L.markers, [](const Marker& m) { return m.ts; }, tl.t0, tl.t1);
         for (std::size_t d = 0; d < 3; ++d) L.isr_index[d].build(L.isr_by_depth[d], [](const IsrBar& b) { return b.start; }, tl.t0, tl.t1);

@@ -71,6 +71,28 @@ private:
     std::vector<std::uint32_t> first_;
 };
 
+// Zoomed out on 100 M events a pixel column covers thousands of bands, and finding them
+// (two searches and a block sum per column) is one cache and TLB miss after another:
+// most of a frame. The time spent in each state before every point of a uniform time
+// grid answers a column that spans many steps with two reads, neighbours in memory for
+// neighbouring columns. Sums are additive, so one prefix array serves every zoom
+// (power-of-two levels of per-bucket totals would need one array per level).
+class StateGrid {
+public:
+    void build(const std::vector<Band>& bands, std::int64_t t0, std::int64_t t1);
+    std::int64_t step_ns() const { return width_; }
+    // Time in each state from t0 to the grid point at or before t (exact there).
+    const std::array<std::int64_t, 3>& before(std::int64_t t) const {
+        const std::int64_t g = t <= t0_ ? 0 : (t - t0_) / width_;
+        return before_[static_cast<std::size_t>(std::min<std::int64_t>(g, static_cast<std::int64_t>(before_.size()) - 1))];
+    }
+    std::size_t steps() const { return before_.size() - 1; }
+
+private:
+    std::int64_t t0_ = 0, width_ = 1;
+    std::vector<std::array<std::int64_t, 3>> before_{{}};
+};
+
 struct Lane {
     VmId vm;
     VcpuId vcpu;
@@ -92,6 +114,7 @@ struct Lane {
     }
     std::array<std::vector<IsrBar>, 3> isr_by_depth;  // depth 1..3, each by start
     TimeIndex band_index, exit_index, marker_index;    // by start / ts
+    StateGrid state_grid;
     std::array<TimeIndex, 3> isr_index;
     std::map<std::string, std::uint64_t> exits_by_reason;
 };

@@ -40,7 +40,7 @@ std::size_t first_at_or_after(const std::vector<T>& v, std::int64_t ts) {
 }  // namespace
 
 void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& L, float ox,
-                   float oy) {
+                   float oy, ColumnImage* strips) {
     // no background quad: the window is cleared to kBackground, and a software
     // rasteriser spends most of a frame shading pixels (a full-window quad doubled it)
     const int columns = static_cast<int>(L.width - Layout::kGutter);
@@ -59,11 +59,22 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         std::snprintf(label, sizeof label, "vm%d/vcpu%d", lane.vm.value(), lane.vcpu.value());
         dl->AddText(ImVec2(ox + 4, oy + L.band_y(l)), 0xffdcdcdc, label);
         // bands: per pixel column, the state that covers most of it, from prefix sums
-        ColumnRuns band_runs(dl, oy + L.band_y(l), oy + L.band_y(l) + Layout::kBandHeight);
+        ColumnRuns band_runs(dl, oy + L.band_y(l), oy + L.band_y(l) + Layout::kBandHeight, strips);
         const auto& B = lane.bands;
         std::size_t bi = 0, bj = 0;
+        // a column 8 or more grid steps wide takes its times from the grid: its edges move
+        // by at most 1/8 of a pixel, and nothing is searched (timeline.hpp, StateGrid)
+        const bool bands_from_grid = ns_per_px >= 8.0 * static_cast<double>(lane.state_grid.step_ns());
         for (int c = 0; c < columns; ++c) {
             const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
+            if (bands_from_grid) {
+                const auto &from = lane.state_grid.before(ta), &to = lane.state_grid.before(tb);
+                const std::array<std::int64_t, 3> cover{to[0] - from[0], to[1] - from[1], to[2] - from[2]};
+                if (cover[0] + cover[1] + cover[2] <= 0) continue;  // no band in the column
+                const auto s = static_cast<VcpuState>(std::max_element(cover.begin(), cover.end()) - cover.begin());
+                band_runs.put(ox + Layout::kGutter + static_cast<float>(c), state_color(s));
+                continue;
+            }
             // bands [i, j) overlap the column
             // (bands do not overlap: the one before the first starting at ta or later is the
             // earliest that can still reach past ta)
@@ -83,13 +94,16 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         // exits: a tick in every column that has one, coloured by the reason of its first
         // exit; when there are more than two per column on average, the reasons would be
         // noise, so the strip shows how many there are instead (four shades of grey)
-        ColumnRuns tick_runs(dl, oy + L.tick_y(l), oy + L.tick_y(l) + Layout::kTickHeight);
+        ColumnRuns tick_runs(dl, oy + L.tick_y(l), oy + L.tick_y(l) + Layout::kTickHeight, strips);
         const std::size_t exits_from = first_at_or_after(lane.exits, L.t0);
         const bool exit_density = first_at_or_after(lane.exits, L.t1 + 1) - exits_from > 2 * static_cast<std::size_t>(columns);
-        std::size_t e = exits_from;
+        // counted on the index's grid when a column spans 8 or more of its steps (as bands)
+        const bool exits_from_grid = exit_density && ns_per_px >= 8.0 * static_cast<double>(lane.exit_index.step_ns());
+        std::size_t e = exits_from_grid ? lane.exit_index.lower(L.t0) : exits_from;
         for (int c = 0; c < columns; ++c) {
             const auto tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
-            const std::size_t next = gallop(lane.exits, std::max(e, lane.exit_index.lower(tb)), [tb](const ExitTick& x) { return x.ts < tb; });
+            const std::size_t next = exits_from_grid ? lane.exit_index.lower(tb)
+                                                     : gallop(lane.exits, std::max(e, lane.exit_index.lower(tb)), [tb](const ExitTick& x) { return x.ts < tb; });
             const std::size_t n = next - e;  // exits in this column
             if (n > 0) {
                 const std::uint32_t colour = !exit_density ? lane.exits[e].color
@@ -107,7 +121,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             auto it = std::lower_bound(bars.begin(), bars.end(), L.t0, [](const IsrBar& b, std::int64_t t) { return b.start < t; });
             if (it != bars.begin()) --it;
             float last_x = -1;
-            ColumnRuns narrow(dl, y, y + Layout::kIsrRow - 2);  // sub-pixel bars, merged when neighbours share a vector
+            ColumnRuns narrow(dl, y, y + Layout::kIsrRow - 2, strips);  // sub-pixel bars, merged when neighbours share a vector
             for (; it != bars.end() && it->start <= L.t1; ++it) {
                 if (it->end < L.t0) continue;
                 const float x0 = std::max(ox + Layout::kGutter, ox + L.x(it->start));
@@ -142,7 +156,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         const float my = oy + L.isr_y(l, 4);
         const std::size_t in_view = first_at_or_after(markers, L.t1 + 1) - first_at_or_after(markers, L.t0);
         if (in_view * 4 > static_cast<std::size_t>(columns)) {
-            ColumnRuns inj(dl, my, my + 2), eoi(dl, my + 3, my + 5);
+            ColumnRuns inj(dl, my, my + 2, strips), eoi(dl, my + 3, my + 5, strips);
             std::size_t m = 0;
             for (int c = 0; c < columns; ++c) {
                 const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
@@ -178,7 +192,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
     const bool ipi_density = first_at_or_after(arrows, L.t1 + 1) - first_at_or_after(arrows, L.t0) > static_cast<std::size_t>(columns) / 2;
     std::deque<ColumnRuns> sends;  // per row, dense mode only
     if (ipi_density)
-        for (int r = 0; r < rows; ++r) sends.emplace_back(dl, oy + L.lane_top(r), oy + L.lane_top(r) + 2);
+        for (int r = 0; r < rows; ++r) sends.emplace_back(dl, oy + L.lane_top(r), oy + L.lane_top(r) + 2, strips);
     std::size_t a0 = 0;
     for (int c = 0; c < columns; ++c) {
         const auto ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);

@@ -10,12 +10,15 @@ struct ImDrawList;
 
 namespace irqflow::gui {
 
+class ColumnImage;
+
 // Draws the filter's lanes, one row each; `only` (built for filter.vector, or null for
-// all vectors) supplies the ISR bars, markers and arrows.
+// all vectors) supplies the ISR bars, markers and arrows. Per-column strips go into
+// `strips` when given (column_image.hpp), else they are drawn as rectangles.
 void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& layout,
-                   float origin_x, float origin_y);
+                   float origin_x, float origin_y, ColumnImage* strips = nullptr);
 // Draws a loading trace's overview (overview.hpp) in the same layout and colours, one
 // row per vCPU thread, with what has been read so far.
-void draw_overview(ImDrawList* dl, const Overview& o, const Layout& layout);
+void draw_overview(ImDrawList* dl, const Overview& o, const Layout& layout, ColumnImage* strips = nullptr);
 
 }  // namespace irqflow::gui
