@@ -135,44 +135,70 @@ private:
 };
 
 void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
-    Stmt in(db,
-            "INSERT INTO interrupts (session, vm, vcpu, vector, level, accept_record, accept_ts_ns, inject_record, inject_ts_ns, "
-            "eoi_record, eoi_ts_ns, eoi_path, nesting_depth, accept_to_inject_ns, inject_to_eoi_ns) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
     auto opt = [](std::int64_t v, bool has) { return has ? std::optional<std::int64_t>{v} : std::nullopt; };
-    for (const auto& i : r.interrupts) {
-        const bool acc = i.accept_ts != 0, eoi = i.eoi_ts != 0;
-        in.bind(1, id).bind(2, i.vm.value()).bind(3, i.vcpu.value()).bind(4, i.vector).bind(5, i.level ? 1 : 0);
-        in.bind(6, opt(static_cast<std::int64_t>(i.accept_record), acc)).bind(7, opt(i.accept_ts, acc));
-        in.bind(8, static_cast<std::int64_t>(i.inject_record)).bind(9, i.inject_ts);
-        in.bind(10, opt(static_cast<std::int64_t>(i.eoi_record), eoi)).bind(11, opt(i.eoi_ts, eoi));
-        if (i.eoi_path) in.bind(12, std::string_view(replay::to_string(*i.eoi_path)));
-        else in.bind(12, std::optional<std::int64_t>{});
-        in.bind(13, i.nesting_depth).bind(14, opt(i.inject_ts - i.accept_ts, acc)).bind(15, opt(i.eoi_ts - i.inject_ts, eoi)).run();
-    }
+    // In the order of their index (interrupts_by_session: session, vcpu, vector): each
+    // row's index entry then goes after the last one, which SQLite appends without a
+    // search from the root (10 M events: 1.05 s → 0.46 s for their 356 k rows).
+    std::vector<std::uint32_t> order(r.interrupts.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::uint32_t>(k);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+        const auto &x = r.interrupts[a], &y = r.interrupts[b];
+        return std::pair{x.vcpu.value(), x.vector} < std::pair{y.vcpu.value(), y.vector};
+    });
+    insert_rows(db, "interrupts",
+                {"session", "vm", "vcpu", "vector", "level", "accept_record", "accept_ts_ns", "inject_record", "inject_ts_ns", "eoi_record",
+                 "eoi_ts_ns", "eoi_path", "nesting_depth", "accept_to_inject_ns", "inject_to_eoi_ns"},
+                order.size(), [&](RowBinder& b, std::size_t k) {
+                    const auto& i = r.interrupts[order[k]];
+                    const bool acc = i.accept_ts != 0, eoi = i.eoi_ts != 0;
+                    b.bind(1, id).bind(2, i.vm.value()).bind(3, i.vcpu.value()).bind(4, i.vector).bind(5, i.level ? 1 : 0);
+                    b.bind(6, opt(static_cast<std::int64_t>(i.accept_record), acc)).bind(7, opt(i.accept_ts, acc));
+                    b.bind(8, static_cast<std::int64_t>(i.inject_record)).bind(9, i.inject_ts);
+                    b.bind(10, opt(static_cast<std::int64_t>(i.eoi_record), eoi)).bind(11, opt(i.eoi_ts, eoi));
+                    if (i.eoi_path) b.bind(12, std::string_view(replay::to_string(*i.eoi_path)));
+                    else b.bind(12, std::optional<std::int64_t>{});
+                    b.bind(13, i.nesting_depth).bind(14, opt(i.inject_ts - i.accept_ts, acc)).bind(15, opt(i.eoi_ts - i.inject_ts, eoi));
+                });
     Stmt lat(db, "INSERT INTO latency (session, vector, stage, samples, p50_ns, p90_ns, p99_ns, max_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
     for (const auto& [stage, m] : {std::pair{"accept_to_inject", &r.stats.accept_to_inject}, std::pair{"inject_to_eoi", &r.stats.inject_to_eoi}})
         for (const auto& [vec, l] : *m)
             lat.bind(1, id).bind(2, vec).bind(3, std::string_view(stage)).bind(4, l.count).bind(5, l.p50).bind(6, l.p90).bind(7, l.p99).bind(8, l.max).run();
-    Stmt ipi(db, "INSERT INTO ipis (session, id, record, ts_ns, vm, sender_vcpu, kind, vector, delivery_mode, exact, destinations, "
-                 "delivered) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-    Stmt dest(db, "INSERT INTO ipi_destinations (session, ipi, apic_id, expected, received) VALUES (?1, ?2, ?3, ?4, ?5)");
-    std::int64_t n = 0;
-    for (const auto& p : r.ipis) {
-        ipi.bind(1, id).bind(2, n).bind(3, p.record).bind(4, p.ts).bind(5, p.vm.value()).bind(6, p.sender.value());
-        ipi.bind(7, std::string_view(replay::to_string(p.kind))).bind(8, p.vector).bind(9, p.delivery_mode).bind(10, p.exact ? 1 : 0);
-        ipi.bind(11, static_cast<std::int64_t>(p.expected.size())).bind(12, static_cast<std::int64_t>(p.received.size())).run();
+    // also in index order (ipis_by_fanout: session, kind, vector, destinations, delivered); id keeps the trace order
+    std::vector<std::uint32_t> by_fanout(r.ipis.size());
+    for (std::size_t k = 0; k < by_fanout.size(); ++k) by_fanout[k] = static_cast<std::uint32_t>(k);
+    auto fanout = [&](std::uint32_t k) {
+        const auto& p = r.ipis[k];
+        return std::tuple{std::string_view(replay::to_string(p.kind)), p.vector, p.expected.size(), p.received.size()};
+    };
+    std::stable_sort(by_fanout.begin(), by_fanout.end(), [&](std::uint32_t a, std::uint32_t b) { return fanout(a) < fanout(b); });
+    insert_rows(db, "ipis", {"session", "id", "record", "ts_ns", "vm", "sender_vcpu", "kind", "vector", "delivery_mode", "exact", "destinations", "delivered"},
+                by_fanout.size(), [&](RowBinder& b, std::size_t k) {
+                    const std::size_t n = by_fanout[k];
+                    const auto& p = r.ipis[n];
+                    b.bind(1, id).bind(2, static_cast<std::int64_t>(n)).bind(3, p.record).bind(4, p.ts).bind(5, p.vm.value()).bind(6, p.sender.value());
+                    b.bind(7, std::string_view(replay::to_string(p.kind))).bind(8, p.vector).bind(9, p.delivery_mode).bind(10, p.exact ? 1 : 0);
+                    b.bind(11, static_cast<std::int64_t>(p.expected.size())).bind(12, static_cast<std::int64_t>(p.received.size()));
+                });
+    struct Destination {
+        std::int64_t ipi;
+        std::uint32_t apic;
+        bool expected, received;
+    };
+    std::vector<Destination> dests;
+    for (std::size_t n = 0; n < r.ipis.size(); ++n) {
         std::map<std::uint32_t, std::pair<bool, bool>> d;
-        for (auto a : p.expected) d[a].first = true;
-        for (auto a : p.received) d[a].second = true;
-        for (const auto& [apic, er] : d)
-            dest.bind(1, id).bind(2, n).bind(3, static_cast<std::int64_t>(apic)).bind(4, er.first ? 1 : 0).bind(5, er.second ? 1 : 0).run();
-        ++n;
+        for (auto a : r.ipis[n].expected) d[a].first = true;
+        for (auto a : r.ipis[n].received) d[a].second = true;
+        for (const auto& [apic, er] : d) dests.push_back({static_cast<std::int64_t>(n), apic, er.first, er.second});
     }
+    insert_rows(db, "ipi_destinations", {"session", "ipi", "apic_id", "expected", "received"}, dests.size(), [&](RowBinder& b, std::size_t k) {
+        const auto& x = dests[k];
+        b.bind(1, id).bind(2, x.ipi).bind(3, static_cast<std::int64_t>(x.apic)).bind(4, x.expected ? 1 : 0).bind(5, x.received ? 1 : 0);
+    });
+    std::int64_t n = 0;
     Stmt f(db, "INSERT INTO findings (session, id, rule, severity, vm, vcpu, ts_ns, record, expected, observed, caused_by, resync) "
                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     Stmt c(db, "INSERT INTO finding_chain (session, finding, ord, record, what) VALUES (?1, ?2, ?3, ?4, ?5)");
-    n = 0;
     for (const auto& x : r.findings) {
         const auto& info = replay::rule_info(x.rule);
         f.bind(1, id).bind(2, n).bind(3, info.id).bind(4, std::string_view(replay::to_string(info.severity)));
