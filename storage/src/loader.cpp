@@ -22,7 +22,8 @@ SerialAlignment alignment_from(const std::string& s) {
 
 }  // namespace
 
-StoredSession Database::load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress) {
+StoredSession Database::load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress,
+                                     const std::function<void(const Event&)>& each) {
     StoredSession out;
     std::int64_t id = -1;
     {
@@ -63,6 +64,7 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
             l.cpu = HostCpu(static_cast<std::int32_t>(gaps.i64(2)));
             l.set(slot::lost_count, gaps.i64(3));
             t.events.push_back(l);
+            if (each) each(l);
         }
     };
     std::vector<EventKind> kind_of(t.name_count(), EventKind::Other);
@@ -174,6 +176,7 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
                                " (damaged database?)");
         e.name_id = static_cast<std::uint16_t>(name);
         t.events.push_back(e);
+        if (each) each(e);
         if (next(src)) std::push_heap(heap.begin(), heap.end(), later);
         else heap.pop_back();
         if (++p.done % 65536 == 0 && progress) progress(p);

@@ -46,7 +46,7 @@ constexpr const char* kUsage =
 struct Options {
     SessionSource src;
     std::string screenshot, vcpus, vector, go_to, tab;
-    std::string overview_shot;  // a trace file's overview, once its first pass is read, to PNG
+    std::string overview_shot;  // the overview shown while loading, once all of it is read, to PNG
     bool panels = false;  // also draw the panels into a screenshot
     bool print_view = false;  // print the view and the inspector's pin whenever they change (input tests)
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
@@ -328,12 +328,6 @@ int main(int argc, char** argv) {
             stop_loader();
             if (!S) {
                 std::fprintf(stderr, "irqflow-gui: %s\n", load_error.c_str());
-                rc = 2;
-                ImGui::EndFrame();
-                break;
-            }
-            if (!o.overview_shot.empty()) {
-                std::fprintf(stderr, "irqflow-gui: %s: no overview to take a picture of (a stored session is read whole)\n", o.src.path.c_str());
                 rc = 2;
                 ImGui::EndFrame();
                 break;

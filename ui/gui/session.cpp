@@ -44,13 +44,19 @@ void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
         which = std::to_string(all.front().id);
     }
     db.verify();  // a damaged file is refused by name, not drawn from whatever rows still read
-    auto stored = db.load_session(which, [&](const storage::ImportProgress& p) {
-        if (p.total) progress.fraction = static_cast<float>(p.done) / static_cast<float>(p.total);
-    });
+    // The events come in order: they feed the overview as a trace file's first pass does.
+    auto stored = db.load_session(
+        which,
+        [&](const storage::ImportProgress& p) {
+            if (p.total) progress.fraction = static_cast<float>(p.done) / static_cast<float>(p.total);
+        },
+        [&progress](const Event& e) { progress.overview.add(e); });
+    progress.overview.finish();
+    progress.stage = 3;  // all read (there is no second pass and no serial log to align): the replay is next
+    while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     s.title = src.path + " [" + stored.info.name + "]";
     s.trace = std::move(stored.trace);
     if (!stored.serial.lines.empty()) s.serial = std::move(stored.serial);
-    progress.stage = 3;
     progress.fraction = 0;
     replay::ReplayOptions ro;
     ro.collect_details = true;

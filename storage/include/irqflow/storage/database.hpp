@@ -85,8 +85,10 @@ public:
                                 const std::function<void(const ImportProgress&)>& progress = {});
     std::vector<SessionInfo> sessions();
     // Reads a session (by id or name) back; throws StorageError when there is none or
-    // its rows contradict each other.
-    StoredSession load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress = {});
+    // its rows contradict each other. `each`, when given, sees every event as it is read,
+    // in order (the GUI builds its loading overview from them).
+    StoredSession load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress = {},
+                               const std::function<void(const Event&)>& each = {});
     // Removes a session by id or name; false when there is none.
     bool remove_session(const std::string& id_or_name);
     // Runs one read-only statement (storage/README.md, "query"): anything that could
