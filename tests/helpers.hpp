@@ -1,6 +1,7 @@
 // Shared test helpers: where the real samples are, running commands, temp files.
 #pragma once
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -49,6 +50,32 @@ inline void write_file(const std::filesystem::path& p, const std::string& bytes)
     std::fwrite(bytes.data(), 1, bytes.size(), f);
     std::fclose(f);
 }
+#ifdef IRQFLOW_GUI
+// Runs irqflow-gui under Xvfb (`args`: its options and files, already quoted; stderr
+// merged). The status is the GUI's own: xvfb-run's also reports an Xvfb that did not
+// start or a temporary directory it could not remove, which made passing tests fail now
+// and then. A wrapper prints the GUI's status; a run that never reached the GUI (no
+// such line, no timeout) is tried again, twice at most.
+inline RunResult run_gui(const std::string& args, const std::string& xvfb_options = "", int timeout_s = 0) {
+    const auto wrapper = scratch("gui-status.sh");
+    const std::string marker = "irqflow-gui exit status ";
+    if (!std::filesystem::exists(wrapper)) write_file(wrapper, "\"$@\"\ns=$?\necho \"" + marker + "$s\"\nexit $s\n");
+    RunResult r;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        r = run("ASAN_OPTIONS=detect_leaks=0 " + (timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : std::string()) +
+                    "xvfb-run -a " + xvfb_options + " sh '" + wrapper.string() + "' '" + IRQFLOW_GUI + "' " + args,
+                true);
+        const auto at = r.out.rfind(marker);
+        if (at != std::string::npos) {
+            r.status = std::atoi(r.out.c_str() + at + marker.size());
+            r.out.erase(at, r.out.find('\n', at) == std::string::npos ? std::string::npos : r.out.find('\n', at) + 1 - at);
+            return r;
+        }
+        if (r.status == 124) return r;  // timed out: the GUI ran and hung
+    }
+    return r;
+}
+#endif
 
 inline std::string read_file(const std::string& p) {
     std::string s;

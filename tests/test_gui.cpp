@@ -33,9 +33,7 @@ Image shoot(const std::string& args, const std::string& tag = "shot", const std:
     auto out = scratch(tag + ".png");
     std::filesystem::remove(out);
     // Mesa and X libraries keep allocations for the process lifetime: not our leaks.
-    auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a -s '-screen 0 1600x1200x24' '" + std::string(IRQFLOW_GUI) + "' " + how + " '" +
-                     out.string() + "' " + args,
-                 true);
+    auto r = run_gui(how + " '" + out.string() + "' " + args, "-s '-screen 0 1600x1200x24'");
     INFO(r.out);
     REQUIRE(r.status == 0);
     Image img;
@@ -180,8 +178,7 @@ TEST_CASE("the interactive window loads in the background and reports an unreada
     auto cut = scratch("interactive-cut.dat");
     write_file(cut, whole.substr(0, 1000));
     // no --screenshot: the window opens at once and the loader thread hits the error
-    auto r = run("ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' '" + cut.string() + "'",
-                 true);
+    auto r = run_gui("'" + cut.string() + "'", "", 120);
     INFO(r.out);
     CHECK(r.status == 2);
     CHECK(r.out.find(cut.string()) != std::string::npos);
@@ -192,7 +189,7 @@ TEST_CASE("the interactive window loads in the background and reports an unreada
     for (int n = 1; std::getline(in, line) && n <= 20000; ++n) text += (n == 5001 ? std::string("\x01\x02garbage\xff") : line) + "\n";
     auto bad_text = scratch("interactive-bad.txt");
     write_file(bad_text, text);
-    r = run("ASAN_OPTIONS=detect_leaks=0 timeout 120 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' '" + bad_text.string() + "'", true);
+    r = run_gui("'" + bad_text.string() + "'", "", 120);
     INFO(r.out);
     CHECK(r.status == 2);
     CHECK(r.out.find(bad_text.string()) != std::string::npos);
@@ -223,11 +220,11 @@ TEST_CASE("a session opened from the database draws the same pixels as its trace
     differ = 0;
     for (std::size_t i = 0; i < named.px.size(); ++i) differ += named.px[i] != from_trace.px[i];
     CHECK(differ == 0);
-    auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" + db.string() + "'", true);
+    auto r = run_gui("--screenshot /dev/null '" + db.string() + "'");
     CHECK(r.status == 2);
     CHECK(r.out.find("holds 2 sessions") != std::string::npos);
     CHECK(r.out.find("2  x") != std::string::npos);
-    r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" + db.string() + "' nope", true);
+    r = run_gui("--screenshot /dev/null '" + db.string() + "' nope");
     CHECK(r.status == 2);
     CHECK(r.out.find("no session \"nope\"") != std::string::npos);
 }
@@ -271,14 +268,10 @@ TEST_CASE("the vCPU and vector filters draw only the chosen lanes and that vecto
     CHECK(hidden >= 3);
     CHECK(shown_ok * 10 >= shown * 8);
     CHECK(hidden_ok * 10 >= hidden * 8);
-    auto bad = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null --vcpu 9 '" +
-                       sample("pveoi-on.dat") + "'",
-                   true);
+    auto bad = run_gui("--screenshot /dev/null --vcpu 9 '" + sample("pveoi-on.dat") + "'");
     CHECK(bad.status == 2);
     CHECK(bad.out.find("no vCPU 9") != std::string::npos);
-    bad = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null --goto '#999999999' '" +
-                  sample("pveoi-on.dat") + "'",
-              true);
+    bad = run_gui("--screenshot /dev/null --goto '#999999999' '" + sample("pveoi-on.dat") + "'");
     CHECK(bad.status == 2);
     CHECK(bad.out.find("no such time or record") != std::string::npos);
 }

@@ -453,7 +453,7 @@ TEST_CASE("a corrupt database is refused with its file name, by the CLI and the 
     CHECK(r.out.find(path.string()) != std::string::npos);
     CHECK_THROWS_WITH(Database(path.string(), Database::Mode::ReadOnly), Catch::Contains(path.string()));
     if (run("command -v xvfb-run").status == 0) {
-        r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" + path.string() + "'", true);
+        r = run_gui("--screenshot /dev/null '" + path.string() + "'");
         CHECK(r.status == 2);
         CHECK(r.out.find(path.string()) != std::string::npos);
     }
@@ -515,9 +515,7 @@ TEST_CASE("stored VM and vCPU ids that the session does not list are refused, by
         Database db(path.string(), Database::Mode::ReadOnly);
         CHECK_THROWS_WITH(db.load_session("pit"), Catch::Contains(d.says) && Catch::Contains(path.string()));
         if (run("command -v xvfb-run").status == 0) {
-            auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" +
-                             path.string() + "' pit",
-                         true);
+            auto r = run_gui("--screenshot /dev/null '" + path.string() + "' pit");
             CHECK(r.status == 2);
             CHECK(r.out.find(d.says) != std::string::npos);
         }
@@ -627,7 +625,7 @@ TEST_CASE("a database that fails its integrity check is refused by the GUI with 
     Database d(path.string(), Database::Mode::ReadOnly);
     CHECK_THROWS_WITH(d.verify(), Catch::Contains(path.string()) && Catch::Contains("damaged database"));
     if (run("command -v xvfb-run").status == 0) {
-        auto r = run("ASAN_OPTIONS=detect_leaks=0 xvfb-run -a '" + std::string(IRQFLOW_GUI) + "' --screenshot /dev/null '" + path.string() + "'", true);
+        auto r = run_gui("--screenshot /dev/null '" + path.string() + "'");
         CHECK(r.status == 2);
         CHECK(r.out.find("damaged database") != std::string::npos);
     }
