@@ -35,14 +35,15 @@ public:
         case EventKind::Entry: s.entered = true; return;
         case EventKind::Exit:  // an exit means the vCPU had entered (an excerpt may start after the entry)
             s.entered = true;
-            s.exit = {e.record, e.get(slot::exit_reason), e.get(slot::exit_isa), e.get(slot::exit_rip),
-                      e.get(slot::exit_info1), e.get(slot::exit_info2), vectoring_info(e)};
+            // kept whole (a copy is cheaper than picking out its fields on every exit);
+            // only a re-injection reads it
+            s.last_exit = e;
             return;
         case EventKind::Eoi: s.loop = {}; return;  // the guest took something: progress
         case EventKind::InjException: {
             const auto ex = e.get(slot::excp_vector);
             if (!ex || *ex < 0 || *ex >= kExceptions) return;
-            const int failed = apic::interrupted_event(s.exit.intr_info.value_or(0), event_word::kException);
+            const int failed = apic::interrupted_event(exit_of(s.last_exit).intr_info.value_or(0), event_word::kException);
             delivery(s, kExceptionKey + static_cast<int>(*ex), e.get(slot::excp_reinjected) == 1, failed == *ex, e, fx, c);
             return;
         }
@@ -73,13 +74,14 @@ private:
         const bool entered = s.entered;
         s.entered = false;
         if (!entered) return;  // a cancelled entry
-        const bool reported = s.exit.intr_info.has_value();
+        const Exit exit = exit_of(s.last_exit);
+        const bool reported = exit.intr_info.has_value();
         if (reported && !failed_delivery) return;  // the exit does not say this delivery failed
-        if (key != s.loop.vector || !same_cycle(s.exit, s.loop.exit)) s.loop = {key, s.exit, 0, e.record};
+        if (key != s.loop.vector || !same_cycle(exit, s.loop.exit)) s.loop = {key, exit, 0, e.record};
         if (++s.loop.cycles != c.options.reinject_loop) return;
         const std::string what = key_text(key);
         report(c, e, c.model.vcpu(fx.vcpu), "the guest to take " + what + " at the next entry",
-               what + "'s delivery failed " + std::to_string(s.loop.cycles) + " times in a row, each time " + exit_text(s.exit) +
+               what + "'s delivery failed " + std::to_string(s.loop.cycles) + " times in a row, each time " + exit_text(exit) +
                    (key < kExceptionKey ? ", with no EOI" : ""),
                {{s.loop.exit.record, "first failed delivery: " + exit_text(s.loop.exit)}, {s.loop.first_reinject, "first re-injection"}});
     }
@@ -88,6 +90,12 @@ private:
         std::uint64_t record = 0;
         std::optional<std::int64_t> reason, isa, rip, info1, info2, intr_info;  // intr_info: vectoring info, when traced
     };
+    // What a cycle compares of an exit (nothing, before the first exit: kind Other).
+    static Exit exit_of(const Event& e) {
+        if (e.kind != EventKind::Exit) return {};
+        return {e.record, e.get(slot::exit_reason), e.get(slot::exit_isa), e.get(slot::exit_rip), e.get(slot::exit_info1), e.get(slot::exit_info2),
+                vectoring_info(e)};
+    }
     // One cycle is like the last: the same exit at the same place on the same fault.
     static bool same_cycle(const Exit& a, const Exit& b) {
         return a.reason == b.reason && a.isa == b.isa && a.rip == b.rip && a.info1 == b.info1 && a.info2 == b.info2;
@@ -107,7 +115,7 @@ private:
     };
     struct State {
         bool entered = false;  // an entry (or an exit) since the last injection
-        Exit exit;             // the last exit
+        Event last_exit;       // kind Other until the first exit
         Loop loop;
     };
     std::vector<State> state_;
