@@ -35,17 +35,7 @@ public:
 private:
     // The session is the same in every row: a literal, one bind a row fewer (of ~15).
     static std::string sql(EventKind k, std::size_t rows, std::int64_t session) {
-        const auto cols = insert_columns(k);
-        std::string q = "INSERT INTO " + std::string(event_table(k)) + " (";
-        for (std::size_t c = 0; c < cols.size(); ++c) q += (c ? ", " : "") + cols[c];
-        q += ") VALUES ";
-        const std::string first = "(" + std::to_string(session);
-        for (std::size_t r = 0; r < rows; ++r) {
-            q += r ? "," + first : first;
-            for (std::size_t c = 1; c < cols.size(); ++c) q += ",?";
-            q += ")";
-        }
-        return q;
+        return multi_row_insert(event_table(k), insert_columns(k), rows, std::to_string(session));
     }
     void bind(Stmt& s, int base, const Row& r) const {
         const Event& e = r.e;

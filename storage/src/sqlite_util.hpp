@@ -90,6 +90,23 @@ struct RowBinder {
     }
 };
 
+// "INSERT INTO table (columns) VALUES (?,…),(?,…)…" for `rows` rows; a non-empty
+// `first_value` is written as the first column's value in every row instead of a
+// parameter (the same in every row: one bind a row fewer).
+template <class Columns>
+std::string multi_row_insert(std::string_view table, const Columns& columns, std::size_t rows, const std::string& first_value = {}) {
+    std::string q = "INSERT INTO " + std::string(table) + " (";
+    std::size_t cols = 0;
+    for (const auto& c : columns) q += (cols++ ? ", " : "") + std::string(c);
+    q += ") VALUES ";
+    for (std::size_t r = 0; r < rows; ++r) {
+        q += r ? ",(" : "(";
+        for (std::size_t c = 0; c < cols; ++c) q += c ? ",?" : first_value.empty() ? "?" : first_value;
+        q += ")";
+    }
+    return q;
+}
+
 // Inserts rows 0..n-1 into `table`, kRows per statement (one statement step and reset
 // per kRows rows, as the event rows are written: storage/README.md, "Import").
 // bind(RowBinder&, i) binds row i's values, one per column, in order.
@@ -97,18 +114,7 @@ template <class Bind>
 void insert_rows(sqlite3* db, std::string_view table, std::initializer_list<std::string_view> columns, std::size_t n, Bind bind) {
     constexpr std::size_t kRows = 32;
     const int cols = static_cast<int>(columns.size());
-    auto sql = [&](std::size_t rows) {
-        std::string q = "INSERT INTO " + std::string(table) + " (";
-        bool first = true;
-        for (auto c : columns) q += (first ? "" : ", ") + std::string(c), first = false;
-        q += ") VALUES ";
-        for (std::size_t r = 0; r < rows; ++r) {
-            q += r ? ",(" : "(";
-            for (int c = 0; c < cols; ++c) q += c ? ",?" : "?";
-            q += ")";
-        }
-        return q;
-    };
+    auto sql = [&](std::size_t rows) { return multi_row_insert(table, columns, rows); };
     auto run = [&](Stmt& st, std::size_t from, std::size_t rows) {
         for (std::size_t r = 0; r < rows; ++r) {
             RowBinder b{st, static_cast<int>(r) * cols};
