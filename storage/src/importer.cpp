@@ -1,5 +1,6 @@
 // One session into the database, in one transaction: metadata, every event as it
 // arrives (SessionWriter), and what the replay derived from them.
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <set>
@@ -134,17 +135,21 @@ private:
     std::set<std::pair<std::int64_t, std::int64_t>> unknown_reasons_;  // of exits of no known vCPU
 };
 
+// 0..n-1 ordered by key(i), ties in index order.
+template <class Key>
+std::vector<std::uint32_t> order_by(std::size_t n, Key key) {
+    std::vector<std::uint32_t> order(n);
+    for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::uint32_t>(k);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+    return order;
+}
+
 void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
     auto opt = [](std::int64_t v, bool has) { return has ? std::optional<std::int64_t>{v} : std::nullopt; };
     // In the order of their index (interrupts_by_session: session, vcpu, vector): each
     // row's index entry then goes after the last one, which SQLite appends without a
     // search from the root (10 M events: 1.05 s → 0.46 s for their 356 k rows).
-    std::vector<std::uint32_t> order(r.interrupts.size());
-    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<std::uint32_t>(k);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        const auto &x = r.interrupts[a], &y = r.interrupts[b];
-        return std::pair{x.vcpu.value(), x.vector} < std::pair{y.vcpu.value(), y.vector};
-    });
+    const auto order = order_by(r.interrupts.size(), [&](std::uint32_t k) { return std::pair{r.interrupts[k].vcpu.value(), r.interrupts[k].vector}; });
     insert_rows(db, "interrupts",
                 {"session", "vm", "vcpu", "vector", "level", "accept_record", "accept_ts_ns", "inject_record", "inject_ts_ns", "eoi_record",
                  "eoi_ts_ns", "eoi_path", "nesting_depth", "accept_to_inject_ns", "inject_to_eoi_ns"},
@@ -164,13 +169,10 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
         for (const auto& [vec, l] : *m)
             lat.bind(1, id).bind(2, vec).bind(3, std::string_view(stage)).bind(4, l.count).bind(5, l.p50).bind(6, l.p90).bind(7, l.p99).bind(8, l.max).run();
     // also in index order (ipis_by_fanout: session, kind, vector, destinations, delivered); id keeps the trace order
-    std::vector<std::uint32_t> by_fanout(r.ipis.size());
-    for (std::size_t k = 0; k < by_fanout.size(); ++k) by_fanout[k] = static_cast<std::uint32_t>(k);
-    auto fanout = [&](std::uint32_t k) {
+    const auto by_fanout = order_by(r.ipis.size(), [&](std::uint32_t k) {
         const auto& p = r.ipis[k];
         return std::tuple{std::string_view(replay::to_string(p.kind)), p.vector, p.expected.size(), p.received.size()};
-    };
-    std::stable_sort(by_fanout.begin(), by_fanout.end(), [&](std::uint32_t a, std::uint32_t b) { return fanout(a) < fanout(b); });
+    });
     insert_rows(db, "ipis", {"session", "id", "record", "ts_ns", "vm", "sender_vcpu", "kind", "vector", "delivery_mode", "exact", "destinations", "delivered"},
                 by_fanout.size(), [&](RowBinder& b, std::size_t k) {
                     const std::size_t n = by_fanout[k];
