@@ -50,14 +50,12 @@ std::uint32_t exit_color(const Event& e) {
 void StateGrid::build(const std::vector<Band>& bands, std::int64_t t0, std::int64_t t1) {
     // ~32 bands a step (at most 1 Mi steps, 24 MB): a column is drawn from the grid when
     // it spans 8 steps or more, so only where it covers ~256 bands.
-    const std::size_t steps = std::clamp<std::size_t>(std::bit_ceil(bands.size() / 32 + 1), 1, std::size_t{1} << 20);
-    t0_ = t0;
-    width_ = std::max<std::int64_t>(1, (t1 - t0) / static_cast<std::int64_t>(steps) + 1);
-    before_.assign(steps + 1, {});
+    grid_ = TimeGrid(t0, t1, std::clamp<std::size_t>(std::bit_ceil(bands.size() / 32 + 1), 1, std::size_t{1} << 20));
+    before_.assign(grid_.steps + 1, {});
     std::array<std::int64_t, 3> whole{};  // bands that end at or before the grid point
     std::size_t i = 0;
-    for (std::size_t g = 0; g <= steps; ++g) {
-        const std::int64_t at = t0_ + static_cast<std::int64_t>(g) * width_;
+    for (std::size_t g = 0; g <= grid_.steps; ++g) {
+        const std::int64_t at = grid_.at(g);
         for (; i < bands.size() && bands[i].end <= at; ++i) whole[static_cast<std::size_t>(bands[i].state)] += bands[i].end - bands[i].start;
         before_[g] = whole;
         if (i < bands.size() && bands[i].start < at) before_[g][static_cast<std::size_t>(bands[i].state)] += at - bands[i].start;

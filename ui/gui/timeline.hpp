@@ -38,6 +38,20 @@ struct Marker {
     std::int64_t ts;
     int vector;
 };
+// A uniform grid of `steps` steps over [t0, t1]: point g is at t0 + g * width.
+struct TimeGrid {
+    std::int64_t t0 = 0, width = 1;
+    std::size_t steps = 0;
+    TimeGrid() = default;
+    TimeGrid(std::int64_t from, std::int64_t to, std::size_t n)
+        : t0(from), width(std::max<std::int64_t>(1, (to - from) / static_cast<std::int64_t>(n) + 1)), steps(n) {}
+    std::int64_t at(std::size_t g) const { return t0 + static_cast<std::int64_t>(g) * width; }
+    // The last point at or before ts (0 before t0, `steps` after the end).
+    std::size_t point(std::int64_t ts) const {
+        return ts <= t0 ? 0 : static_cast<std::size_t>(std::min<std::int64_t>((ts - t0) / width, static_cast<std::int64_t>(steps)));
+    }
+};
+
 // Where a time falls in a time-sorted array, to a grid of up to 65536 steps: a place to
 // start searching from that no element before it reaches. Drawing gallops from one
 // pixel column to the next; on 100 M events, zoomed out, a column is ~10 000 exits
@@ -47,27 +61,22 @@ class TimeIndex {
 public:
     template <class T, class Key>
     void build(const std::vector<T>& v, Key key, std::int64_t t0, std::int64_t t1) {
-        const std::size_t steps = std::clamp<std::size_t>(std::bit_ceil(v.size() / 16 + 1), 1, 65536);
-        t0_ = t0;
-        width_ = std::max<std::int64_t>(1, (t1 - t0) / static_cast<std::int64_t>(steps) + 1);
-        first_.assign(steps + 1, 0);
+        grid_ = TimeGrid(t0, t1, std::clamp<std::size_t>(std::bit_ceil(v.size() / 16 + 1), 1, 65536));
+        first_.assign(grid_.steps + 1, 0);
         std::size_t i = 0;
-        for (std::size_t b = 0; b <= steps; ++b) {
-            const std::int64_t at = t0_ + static_cast<std::int64_t>(b) * width_;
+        for (std::size_t b = 0; b <= grid_.steps; ++b) {
+            const std::int64_t at = grid_.at(b);
             while (i < v.size() && key(v[i]) < at) ++i;
             first_[b] = static_cast<std::uint32_t>(i);
         }
     }
-    std::int64_t step_ns() const { return width_; }
+    std::int64_t step_ns() const { return grid_.width; }
     // Every element before the index returned has a key below ts; those from it up to
     // the first at ts or later lie within one step before ts.
-    std::size_t lower(std::int64_t ts) const {
-        if (first_.empty() || ts <= t0_) return 0;
-        return first_[std::min<std::size_t>(static_cast<std::size_t>((ts - t0_) / width_), first_.size() - 1)];
-    }
+    std::size_t lower(std::int64_t ts) const { return first_.empty() || ts <= grid_.t0 ? 0 : first_[grid_.point(ts)]; }
 
 private:
-    std::int64_t t0_ = 0, width_ = 1;
+    TimeGrid grid_;
     std::vector<std::uint32_t> first_;
 };
 
@@ -80,16 +89,13 @@ private:
 class StateGrid {
 public:
     void build(const std::vector<Band>& bands, std::int64_t t0, std::int64_t t1);
-    std::int64_t step_ns() const { return width_; }
+    std::int64_t step_ns() const { return grid_.width; }
     // Time in each state from t0 to the grid point at or before t (exact there).
-    const std::array<std::int64_t, 3>& before(std::int64_t t) const {
-        const std::int64_t g = t <= t0_ ? 0 : (t - t0_) / width_;
-        return before_[static_cast<std::size_t>(std::min<std::int64_t>(g, static_cast<std::int64_t>(before_.size()) - 1))];
-    }
-    std::size_t steps() const { return before_.size() - 1; }
+    const std::array<std::int64_t, 3>& before(std::int64_t t) const { return before_[grid_.point(t)]; }
+    std::size_t steps() const { return grid_.steps; }
 
 private:
-    std::int64_t t0_ = 0, width_ = 1;
+    TimeGrid grid_;
     std::vector<std::array<std::int64_t, 3>> before_{{}};
 };
 
