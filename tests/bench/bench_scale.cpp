@@ -1,8 +1,9 @@
 // The scale table of one run on a big real trace.dat (make_big_dat: a sample repeated):
 // events/s of `irqflow stats` next to `trace-cmd report > /dev/null` on the same file,
 // peak resident memory per event of `stats`, `check`, `import` and the GUI, and the GUI's
-// time to its first frame and frame times (under Xvfb, software OpenGL, 1400x330).
-// Ratios and per-event figures only; nothing is asserted.
+// time to its first frame and frame times (under Xvfb, software OpenGL, 1400x330), and
+// `import` next to its ceiling: the same event rows written straight through the SQLite
+// API (bench_sqlite_floor). Ratios and per-event figures only; nothing is asserted.
 //
 //   bench_scale --events N [--keep] [--only stats,check,import,report,gui]
 //     (IRQFLOW, MAKE_BIG_DAT and the sample come from the build; the file is
@@ -84,6 +85,7 @@ int main(int argc, char** argv) {
     std::printf("%-8s %10s %14s %10s %12s\n", "what", "seconds", "events/s", "peak MB", "bytes/event");
     const double n = static_cast<double>(exact);
     double report_s = 0, stats_s = 0;
+    std::string floor_line;
     auto row = [&](const char* what, const Run& r) {
         std::printf("%-8s %10.2f %14.0f %10.0f %12.1f%s\n", what, r.seconds, n / r.seconds, static_cast<double>(r.max_rss_kb) / 1024,
                     static_cast<double>(r.max_rss_kb) * 1024 / n, WIFEXITED(r.status) && WEXITSTATUS(r.status) <= 1 ? "" : "  (failed)");
@@ -105,8 +107,26 @@ int main(int argc, char** argv) {
         std::filesystem::remove(db);
         std::filesystem::remove(db + "-wal");
         std::filesystem::remove(db + "-shm");
-        row("import", run({IRQFLOW, "import", "--db", db, file}));
-        std::filesystem::remove(db);
+        const Run imp = run({IRQFLOW, "import", "--db", db, file});
+        row("import", imp);
+        // SQLite's floor for the same rows (its own output: rows written and seconds).
+        const std::string out = dir + "/irqflow-bench-floor.txt";
+        const Run fl = run({SQLITE_FLOOR, file, db}, out);
+        unsigned long long rows = 0;
+        double secs = 0;
+        if (std::FILE* f = std::fopen(out.c_str(), "r")) {
+            if (std::fscanf(f, "floor %llu %lf", &rows, &secs) != 2) rows = 0;
+            std::fclose(f);
+        }
+        std::filesystem::remove(out);
+        if (fl.status == 0 && rows > 0 && secs > 0)
+            floor_line = "import vs SQLite's floor (the event rows alone, straight through the SQLite API): " +
+                         std::to_string(static_cast<double>(rows) / secs / 1e6).substr(0, 4) + " M rows/s, import " +
+                         std::to_string(n / imp.seconds / 1e6).substr(0, 4) + " M events/s = " +
+                         std::to_string(n / imp.seconds / (static_cast<double>(rows) / secs)).substr(0, 4) + " of it";
+        else
+            floor_line = "SQLite floor: bench_sqlite_floor failed";
+        for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db + ext);
     }
     if (wanted("gui")) {  // the window's own report: frame times, first frame, whole timeline
         const std::string out = dir + "/irqflow-bench-gui.txt";
@@ -120,6 +140,7 @@ int main(int argc, char** argv) {
         std::filesystem::remove(out);
     }
     if (report_s > 0 && stats_s > 0) std::printf("ingest (stats) vs trace-cmd report: %.1fx\n", report_s / stats_s);
+    if (!floor_line.empty()) std::printf("%s\n", floor_line.c_str());
     if (!keep) {
         std::filesystem::remove(file);
         std::filesystem::remove(file + ".events");
