@@ -6,9 +6,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,7 @@ struct tracecmd_option *tracecmd_add_option(struct tracecmd_output *handle, unsi
                                             const void *data);
 int tracecmd_append_cpu_data(struct tracecmd_output *handle, int cpus, char *const *cpu_data_files);
 void tracecmd_output_close(struct tracecmd_output *handle);
+void tracecmd_set_quiet(struct tracecmd_output *handle, bool set_quiet); /* no "CPUn data recorded at" lines */
 
 enum { OPTION_TRACECLOCK = 4, OPTION_UNAME = 5 };
 
@@ -101,24 +104,40 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static unsigned long long read_overrun(struct tracefs_instance *inst, int cpu) {
+/* The recording ends early on SIGINT or SIGTERM (Ctrl-C, a service stop), as trace-cmd
+ * record does: the handler only notes the signal; the loop below then stops, writes the
+ * file and removes the instance like at the end of the duration. */
+static volatile sig_atomic_t stop_signal;
+static void on_stop_signal(int sig) { stop_signal = sig; }
+
+static unsigned long long stat_value(const char *stats, const char *key) {
+    const char *p = stats ? strstr(stats, key) : NULL;
+    return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+/* per_cpu/cpuN/stats of the instance, as trace-cmd stores it in the file ("CPU: N\n"
+ * then the kernel's text) for `trace-cmd report --stat`; NULL if unreadable. */
+static char *cpu_stats(struct tracefs_instance *inst, int cpu) {
     char file[64];
     snprintf(file, sizeof file, "per_cpu/cpu%d/stats", cpu);
     char *stats = tracefs_instance_file_read(inst, file, NULL);
-    unsigned long long n = 0;
-    const char *p = stats ? strstr(stats, "overrun:") : NULL;
-    if (p) n = strtoull(p + 8, NULL, 10);
+    if (!stats) return NULL;
+    char *out = NULL;
+    if (asprintf(&out, "CPU: %d\n%s", cpu, stats) < 0) out = NULL;
     free(stats);
-    return n;
+    return out;
 }
 
-static int write_dat(const char *output, int cpus, struct cpu_worker *w, struct tracefs_instance *inst,
+enum { OPTION_CPUSTAT = 2 };
+
+static int write_dat(const char *output, int cpus, struct cpu_worker *w, struct tracefs_instance *inst, char **stats,
                      char *err, size_t errlen) {
     struct tracecmd_output *out = tracecmd_output_create(output);
     if (!out) {
         say(err, errlen, "cannot create %s: %s", output, strerror(errno));
         return -1;
     }
+    tracecmd_set_quiet(out, true);
     int ok = tracecmd_output_set_version(out, 6) == 0 && tracecmd_output_write_headers(out, NULL) == 0;
     struct utsname u;
     char uname_buf[4 * sizeof u.release + 8];
@@ -129,6 +148,8 @@ static int write_dat(const char *output, int cpus, struct cpu_worker *w, struct 
     char *clock = tracefs_get_clock(inst);
     if (ok && clock) tracecmd_add_option(out, OPTION_TRACECLOCK, (int)strlen(clock) + 1, clock);
     free(clock);
+    for (int c = 0; ok && c < cpus; c++)
+        if (stats[c]) tracecmd_add_option(out, OPTION_CPUSTAT, (int)strlen(stats[c]) + 1, stats[c]);
     char **files = calloc((size_t)cpus, sizeof *files);
     for (int c = 0; files && c < cpus; c++) files[c] = w[c].file;
     ok = ok && files && tracecmd_write_cmdlines(out) == 0 && tracecmd_append_cpu_data(out, cpus, files) == 0;
@@ -136,6 +157,36 @@ static int write_dat(const char *output, int cpus, struct cpu_worker *w, struct 
     tracecmd_output_close(out);
     if (!ok) say(err, errlen, "writing %s failed", output);
     return ok ? 0 : -1;
+}
+
+/* Stops every started per-CPU recorder and joins its thread (tracing already off). */
+static void stop_workers(struct cpu_worker *w, int cpus) {
+    for (int c = 0; w && c < cpus; c++) {
+        if (w[c].rec && w[c].started) tracecmd_stop_recording(w[c].rec);
+        if (w[c].started) pthread_join(w[c].thread, NULL);
+        w[c].started = 0;
+    }
+}
+
+/* Starts argv stopped on a pipe (released once tracing is on, so its first events are
+ * not missed). A second, close-on-exec pipe carries errno back if exec fails. */
+static pid_t start_command(char *const *argv, int go[2], int exec_err[2]) {
+    if (pipe(go) < 0 || pipe2(exec_err, O_CLOEXEC) < 0) return -1;
+    pid_t child = fork();
+    if (child != 0) return child;
+    char c;
+    close(go[1]);
+    close(exec_err[0]);
+    if (read(go[0], &c, 1) != 1) _exit(127);
+    execvp(argv[0], argv);
+    int e = errno;
+    if (write(exec_err[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(127);
+    _exit(127);
+}
+
+void irqflow_record_free(struct irqflow_record_result *r) {
+    free(r->per_cpu);
+    r->per_cpu = NULL;
 }
 
 int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_result *res, char *err, size_t errlen) {
@@ -155,18 +206,45 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         say(err, errlen, "no kvm tracepoints in %s/events (is the kvm module loaded?)", dir);
         return IRQFLOW_RECORD_UNAVAILABLE;
     }
+    /* The output must be creatable before anything starts: the .cpuN files go next to it. */
+    int probe = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (probe < 0) {
+        say(err, errlen, "cannot create %s: %s", o->output, strerror(errno));
+        return IRQFLOW_RECORD_UNAVAILABLE;
+    }
+    close(probe);
+    /* libtracecmd and libtracefs print progress and harmless lookups on stderr; every
+     * failure that matters comes back here as a return value. */
+    tracecmd_set_loglevel(TEP_LOG_NONE);
+    tracefs_set_loglevel(TEP_LOG_NONE);
+    /* From here on a stop signal is only noted, so the instance below is always removed. */
+    struct sigaction stop_action, old_int, old_term;
+    memset(&stop_action, 0, sizeof stop_action);
+    stop_action.sa_handler = on_stop_signal;
+    sigemptyset(&stop_action.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &stop_action, &old_int);
+    sigaction(SIGTERM, &stop_action, &old_term);
     char name[64];
     snprintf(name, sizeof name, "irqflow_%d", (int)getpid());
     struct tracefs_instance *inst = tracefs_instance_create(name);
     if (!inst) {
         say(err, errlen, "cannot create tracefs instance %s: %s", name, strerror(errno));
+        unlink(o->output);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
         return IRQFLOW_RECORD_UNAVAILABLE;
     }
     int status = IRQFLOW_RECORD_FAILED;
     int cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
     struct cpu_worker *w = calloc((size_t)cpus, sizeof *w);
+    char **stats = calloc((size_t)cpus, sizeof *stats);
     pid_t child = -1;
-    int go[2] = {-1, -1};
+    int go[2] = {-1, -1}, exec_err[2] = {-1, -1};
+    if (!w || !stats) {
+        say(err, errlen, "out of memory");
+        goto out;
+    }
     tracefs_trace_off(inst);
     tracefs_instance_set_buffer_size(inst, (size_t)(o->buffer_kb > 0 ? o->buffer_kb : 8192), -1);
     if (tracefs_event_enable(inst, "kvm", NULL) < 0) {
@@ -179,21 +257,14 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         goto out;
     }
     if (o->argv && o->argv[0]) {
-        /* Start the command stopped on a pipe, so its first events are not missed. */
-        if (pipe(go) < 0 || (child = fork()) < 0) {
+        if ((child = start_command(o->argv, go, exec_err)) < 0) {
             say(err, errlen, "cannot start %s: %s", o->argv[0], strerror(errno));
+            status = IRQFLOW_RECORD_NO_COMMAND;
             goto out;
         }
-        if (child == 0) {
-            char c;
-            close(go[1]);
-            if (read(go[0], &c, 1) != 1) _exit(127);
-            execvp(o->argv[0], o->argv);
-            fprintf(stderr, "irqflow: cannot run %s: %s\n", o->argv[0], strerror(errno));
-            _exit(127);
-        }
         close(go[0]);
-        go[0] = -1;
+        close(exec_err[1]);
+        go[0] = exec_err[1] = -1;
         if (o->pid <= 0) {
             char pidbuf[32];
             snprintf(pidbuf, sizeof pidbuf, "%d", (int)child);
@@ -202,18 +273,45 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         }
     }
     for (int c = 0; c < cpus; c++) {
-        if (asprintf(&w[c].file, "%s.cpu%d", o->output, c) < 0) goto out;
+        if (asprintf(&w[c].file, "%s.cpu%d", o->output, c) < 0) {
+            w[c].file = NULL;
+            say(err, errlen, "out of memory");
+            goto out;
+        }
         w[c].rec = tracecmd_create_buffer_recorder(w[c].file, c, 0, inst);
         if (!w[c].rec) {
-            say(err, errlen, "cannot create the recorder for CPU %d", c);
+            say(err, errlen, "cannot create %s for CPU %d's events: %s", w[c].file, c, strerror(errno));
             goto out;
         }
     }
-    for (int c = 0; c < cpus; c++) w[c].started = pthread_create(&w[c].thread, NULL, record_cpu, &w[c]) == 0;
+    {
+        /* The recorder threads never take the stop signals: only the loop below does. */
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGINT);
+        sigaddset(&block, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &block, &old);
+        for (int c = 0; c < cpus; c++) w[c].started = pthread_create(&w[c].thread, NULL, record_cpu, &w[c]) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
     tracefs_trace_on(inst);
-    if (child > 0 && write(go[1], "g", 1) != 1) say(err, errlen, "cannot release the command");
+    if (child > 0) {
+        int e = 0;
+        ssize_t n;
+        if (write(go[1], "g", 1) != 1) say(err, errlen, "cannot release the command");
+        while ((n = read(exec_err[0], &e, sizeof e)) < 0 && errno == EINTR) {}
+        if (n == (ssize_t)sizeof e) {  /* exec failed: nothing to record */
+            say(err, errlen, "cannot run %s: %s", o->argv[0], strerror(e));
+            tracefs_trace_off(inst);
+            stop_workers(w, cpus);
+            waitpid(child, NULL, 0);
+            child = -1;
+            status = IRQFLOW_RECORD_NO_COMMAND;
+            goto out;
+        }
+    }
     double end = o->duration_s > 0 ? now_s() + o->duration_s : 0;
-    for (;;) {
+    while (!stop_signal) {
         if (child > 0) {
             int st;
             pid_t r = waitpid(child, &st, WNOHANG);
@@ -228,26 +326,35 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         if (end && now_s() >= end) break;
         usleep(20000);
     }
+    res->stopped_by = stop_signal;
     tracefs_trace_off(inst);
+    stop_workers(w, cpus);
+    res->per_cpu = calloc((size_t)cpus, sizeof *res->per_cpu);
     for (int c = 0; c < cpus; c++) {
-        if (w[c].rec) tracecmd_stop_recording(w[c].rec);
-        if (w[c].started) pthread_join(w[c].thread, NULL);
-        res->overrun += read_overrun(inst, c);
+        stats[c] = cpu_stats(inst, c);
+        const unsigned long long over = stat_value(stats[c], "\noverrun:"), dropped = stat_value(stats[c], "dropped events:");
+        if (res->per_cpu) res->per_cpu[c] = (struct irqflow_record_cpu){stat_value(stats[c], "read events:"), over, dropped};
+        res->overrun += over + dropped;
     }
     for (int c = 0; c < cpus; c++) {
         tracecmd_free_recorder(w[c].rec);
         w[c].rec = NULL;
     }
     res->cpus = cpus;
-    if (write_dat(o->output, cpus, w, inst, err, errlen) == 0) status = IRQFLOW_RECORD_OK;
+    if (write_dat(o->output, cpus, w, inst, stats, err, errlen) == 0) status = IRQFLOW_RECORD_OK;
 out:
     if (go[0] >= 0) close(go[0]);
     if (go[1] >= 0) close(go[1]);
-    if (child > 0) {  /* duration over while the command still runs: stop it */
+    if (exec_err[0] >= 0) close(exec_err[0]);
+    if (exec_err[1] >= 0) close(exec_err[1]);
+    if (child > 0) {  /* the recording ended while the command still runs: stop it */
         int st;
         kill(child, SIGTERM);
+        res->command_stopped = 1;
         if (waitpid(child, &st, 0) == child) res->command_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     }
+    tracefs_trace_off(inst);
+    stop_workers(w, cpus);
     for (int c = 0; w && c < cpus; c++) {
         if (w[c].rec) tracecmd_free_recorder(w[c].rec);
         if (w[c].file) {
@@ -255,9 +362,17 @@ out:
             free(w[c].file);
         }
     }
+    for (int c = 0; stats && c < cpus; c++) free(stats[c]);
+    free(stats);
     free(w);
     tracefs_event_disable(inst, NULL, NULL);
     tracefs_instance_destroy(inst);
     tracefs_instance_free(inst);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (status != IRQFLOW_RECORD_OK) {
+        unlink(o->output);
+        irqflow_record_free(res);
+    }
     return status;
 }

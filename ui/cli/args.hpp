@@ -13,10 +13,12 @@ namespace irqflow::cli {
 using namespace irqflow::ui;
 
 
-// Exit codes: 0 ok, 1 findings (check), 2 bad input or environment, 64 usage.
+// Exit codes: 0 ok, 1 findings (check), 2 bad input or environment, 64 usage, 127 the
+// command `record` was to run cannot be run (as a shell says).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitUsage = 64;
+inline constexpr int kExitCannotRun = 127;
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;

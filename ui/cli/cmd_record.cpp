@@ -1,3 +1,4 @@
+#include <csignal>
 #include <iostream>
 
 #include "args.hpp"
@@ -22,14 +23,24 @@ int cmd_record(Args& a) {
                           cmd.empty() ? nullptr : argv.data(), static_cast<int>(buffer.value_or(0))};
     irqflow_record_result r{};
     char err[512] = {};
-    int st = irqflow_record(&o, &r, err, sizeof err);
+    const int st = irqflow_record(&o, &r, err, sizeof err);
     if (st != IRQFLOW_RECORD_OK) {
         std::cerr << "irqflow record: " << err << "\n";
-        return st == IRQFLOW_RECORD_UNAVAILABLE ? kExitBadInput : 1;
+        return st == IRQFLOW_RECORD_NO_COMMAND ? kExitCannotRun : kExitBadInput;
     }
-    std::cerr << "irqflow record: wrote " << *out << " (" << r.cpus << " CPUs";
-    if (r.overrun) std::cerr << ", kernel dropped " << r.overrun << " events";
-    std::cerr << ")\n";
+    unsigned long long recorded = 0;
+    for (int c = 0; r.per_cpu && c < r.cpus; ++c) recorded += r.per_cpu[c].recorded;
+    if (r.stopped_by) std::cerr << "irqflow record: stopped by " << (r.stopped_by == SIGINT ? "SIGINT" : "SIGTERM") << "\n";
+    std::cerr << "irqflow record: wrote " << *out << ": " << recorded << " events from " << r.cpus << " CPUs, " << r.overrun
+              << " lost\n";
+    for (int c = 0; r.per_cpu && c < r.cpus; ++c) {
+        const auto& p = r.per_cpu[c];
+        std::cerr << "  CPU " << c << ": " << p.recorded << " recorded, " << p.overrun + p.dropped << " lost (" << p.overrun
+                  << " overwritten, " << p.dropped << " dropped)\n";
+    }
+    if (r.command_stopped) std::cerr << "irqflow record: " << cmd[0] << " still ran when the recording ended: sent it SIGTERM\n";
+    else if (r.command_status > 0) std::cerr << "irqflow record: " << cmd[0] << " exited with status " << r.command_status << "\n";
+    irqflow_record_free(&r);
     return kExitOk;
 }
 

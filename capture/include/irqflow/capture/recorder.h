@@ -19,18 +19,33 @@ struct irqflow_record_opts {
 enum irqflow_record_status {
     IRQFLOW_RECORD_OK = 0,
     IRQFLOW_RECORD_FAILED = 1,      /* recording started but something broke */
-    IRQFLOW_RECORD_UNAVAILABLE = 2, /* not root, no tracefs, no kvm events, bad pid */
+    IRQFLOW_RECORD_UNAVAILABLE = 2, /* not root, no tracefs, no kvm events, bad pid, output not creatable */
+    IRQFLOW_RECORD_NO_COMMAND = 3,  /* argv could not be started (exec failed); nothing written */
+};
+
+/* One host CPU's ring buffer at the end, from tracefs per_cpu/cpuN/stats. */
+struct irqflow_record_cpu {
+    unsigned long long recorded;  /* "read events": taken out of the buffer into the file */
+    unsigned long long overrun;   /* overwritten before they were read: lost */
+    unsigned long long dropped;   /* "dropped events": not even written (buffer full): lost */
 };
 
 struct irqflow_record_result {
-    unsigned long long overrun;   /* events the kernel dropped (sum over CPUs) */
+    unsigned long long overrun;   /* events lost (overrun + dropped, sum over CPUs) */
     int cpus;
     int command_status;           /* exit status of argv, or -1 */
+    int command_stopped;          /* argv still ran when the recording ended: sent SIGTERM */
+    int stopped_by;               /* SIGINT / SIGTERM that ended the recording early, or 0 */
+    struct irqflow_record_cpu *per_cpu; /* cpus entries (NULL on failure); irqflow_record_free */
 };
 
-/* Records; on failure writes a one-line reason into err. */
+/* Records; on failure writes a one-line reason (naming the path and errno) into err and
+ * leaves no output file, no .cpuN files and no tracefs instance behind. SIGINT and
+ * SIGTERM during the recording stop it: the file is written as for the end of the
+ * duration, and result->stopped_by says so. */
 int irqflow_record(const struct irqflow_record_opts *opts, struct irqflow_record_result *result,
                    char *err, size_t errlen);
+void irqflow_record_free(struct irqflow_record_result *result);
 
 #ifdef __cplusplus
 }
