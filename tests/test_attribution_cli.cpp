@@ -95,38 +95,55 @@ TEST_CASE("record refuses clearly without what it needs", "[cli][record]") {
     }
 }
 
-TEST_CASE("record writes a trace.dat that trace-cmd report and our reader open", "[cli][record]") {
-    if (geteuid() != 0) {
-        WARN("not root: live recording test skipped");
-        return;
-    }
-    auto out = scratch("live.dat");
-    auto r = run(cli() + " record -o '" + out.string() + "' --duration 1 -- sleep 0.2", true);
-    if (r.status == 2) {
-        WARN("recording unavailable here: " + r.out);
-        return;
-    }
-    REQUIRE(r.status == 0);
-    CHECK(run("trace-cmd report '" + out.string() + "' > /dev/null").status == 0);
-    Trace t = load_trace(out.string());
-    CHECK(t.meta.format == "trace.dat v6");
-    CHECK(!t.meta.kernel_release.empty());
-    // the private instance is gone afterwards
-    CHECK(run("ls /sys/kernel/tracing/instances/ | grep -c irqflow_").out.find('0') == 0);
-}
-
 namespace {
+// One `irqflow record` in the background (its stderr to `err`), optionally sent `signal`
+// once its tracefs instance exists; its pid and exit status. Tests run in parallel, so
+// "nothing left" is judged on this recorder's own instance, irqflow_<pid>.
+struct Recording {
+    int pid = 0, status = -1;
+};
+Recording record(const std::string& args, const std::filesystem::path& err, const std::string& signal = "") {
+    std::string script = cli() + " record " + args + " 2>'" + err.string() + "' & P=$!; ";
+    if (!signal.empty())
+        script += "for i in $(seq 200); do [ -d /sys/kernel/tracing/instances/irqflow_$P ] && break; sleep 0.05; done; kill -" + signal + " $P; ";
+    script += "wait $P; echo \"$P $?\"";
+    auto r = run("sh -c '" + script + "'");
+    Recording out;
+    std::sscanf(r.out.c_str(), "%d %d", &out.pid, &out.status);
+    return out;
+}
 bool recording_possible() {
     if (geteuid() != 0) return false;
     auto probe = scratch("probe.dat");
     return run(cli() + " record -o '" + probe.string() + "' --duration 0.1", true).status == 0;
 }
-// No tracefs instance of ours and no per-CPU temp file next to `out` are left.
-void check_nothing_left(const std::filesystem::path& out) {
-    CHECK(run("ls /sys/kernel/tracing/instances/ | grep -c irqflow_").out.find('0') == 0);
+// Neither this recorder's tracefs instance nor a per-CPU temp file next to `out` is left.
+void check_nothing_left(const Recording& r, const std::filesystem::path& out) {
+    CHECK_FALSE(std::filesystem::exists("/sys/kernel/tracing/instances/irqflow_" + std::to_string(r.pid)));
     CHECK_FALSE(std::filesystem::exists(out.string() + ".cpu0"));
 }
 }  // namespace
+
+TEST_CASE("record writes a trace.dat that trace-cmd report and our reader open", "[cli][record]") {
+    if (!recording_possible()) {
+        WARN("not root or no kvm tracepoints: live recording test skipped");
+        return;
+    }
+    auto out = scratch("live.dat");
+    auto err = scratch("live.err");
+    const auto r = record("-o " + out.string() + " --duration 1 -- sleep 0.2", err);
+    REQUIRE(r.status == 0);
+    CHECK(run("trace-cmd report '" + out.string() + "' > /dev/null").status == 0);
+    Trace t = load_trace(out.string());
+    CHECK(t.meta.format == "trace.dat v6");
+    CHECK(!t.meta.kernel_release.empty());
+    const std::string text = read_file(err);
+    CHECK(text.find("wrote " + out.string() + ": ") != std::string::npos);
+    CHECK(text.find("  CPU 0: ") != std::string::npos);  // events recorded and lost per CPU
+    CHECK(text.find("data recorded at offset") == std::string::npos);  // libtracecmd's chatter is off
+    CHECK(run("trace-cmd report --stat '" + out.string() + "'").out.find("CPU: 0\nentries:") != std::string::npos);
+    check_nothing_left(r, out);
+}
 
 TEST_CASE("record stops on SIGINT and SIGTERM like trace-cmd: file written, instance removed, command stopped", "[cli][record]") {
     if (!recording_possible()) {
@@ -138,20 +155,15 @@ TEST_CASE("record stops on SIGINT and SIGTERM like trace-cmd: file written, inst
         auto out = scratch("stopped-" + sig + ".dat");
         auto err = scratch("stopped-" + sig + ".err");
         // A 60 s recording of a 60 s command, signalled once its instance exists.
-        auto r = run("sh -c '" + cli() + " record -o " + out.string() + " --duration 60 -- sleep 60 2>" + err.string() +
-                     " & P=$!; for i in $(seq 200); do ls /sys/kernel/tracing/instances | grep -q irqflow_$P && break; sleep 0.05; done;"
-                     " kill -" + sig + " $P; wait $P; echo rc=$?'");
-        CHECK(r.out.find("rc=0") != std::string::npos);
+        const auto r = record("-o " + out.string() + " --duration 60 -- sleep 60", err, sig);
+        CHECK(r.status == 0);
         const std::string text = read_file(err);
         CHECK(text.find("stopped by SIG" + sig) != std::string::npos);
         CHECK(text.find("wrote " + out.string() + ": ") != std::string::npos);
-        CHECK(text.find("  CPU 0: ") != std::string::npos);  // events recorded and lost per CPU
         CHECK(text.find("sleep still ran when the recording ended: sent it SIGTERM") != std::string::npos);
-        CHECK(text.find("data recorded at offset") == std::string::npos);  // libtracecmd's chatter is off
         CHECK(run("trace-cmd report '" + out.string() + "' > /dev/null").status == 0);
-        CHECK(run("trace-cmd report --stat '" + out.string() + "'").out.find("CPU: 0\nentries:") != std::string::npos);
         CHECK(load_trace(out.string()).meta.format == "trace.dat v6");
-        check_nothing_left(out);
+        check_nothing_left(r, out);
     }
 }
 
@@ -161,16 +173,17 @@ TEST_CASE("record fails cleanly: a command that cannot run exits 127, an output 
         return;
     }
     auto out = scratch("never.dat");
-    auto r = run(cli() + " record -o '" + out.string() + "' -- /nonexistent/command", true);
+    auto err = scratch("never.err");
+    auto r = record("-o " + out.string() + " -- /nonexistent/command", err);
     CHECK(r.status == 127);
-    CHECK(r.out == "irqflow record: cannot run /nonexistent/command: No such file or directory\n");
+    CHECK(read_file(err) == "irqflow record: cannot run /nonexistent/command: No such file or directory\n");
     CHECK_FALSE(std::filesystem::exists(out));
-    check_nothing_left(out);
+    check_nothing_left(r, out);
     const std::string bad = scratch("no-such-dir").string() + "/x.dat";
-    r = run(cli() + " record -o '" + bad + "' --duration 1", true);
+    r = record("-o " + bad + " --duration 1", err);
     CHECK(r.status == 2);
-    CHECK(r.out == "irqflow record: cannot create " + bad + ": No such file or directory\n");
-    check_nothing_left(bad);
+    CHECK(read_file(err) == "irqflow record: cannot create " + bad + ": No such file or directory\n");
+    check_nothing_left(r, bad);
 }
 
 TEST_CASE("check folds follow-ons under their root, names the root in JSON and keeps exit 1", "[cli][recovery]") {

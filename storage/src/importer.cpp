@@ -234,7 +234,7 @@ void insert_replay(sqlite3* db, std::int64_t id, const ReplayResult& r) {
 
 struct SessionWriter::Impl {
     Impl(Database& d, const std::string& name, const TraceMeta& meta, const std::string& sha256,
-         std::function<void(const ImportProgress&)> report, std::uint64_t expected)
+         std::function<void(const ImportProgress&)> report, std::uint64_t expected, NameClash clash)
         : db(d), h(d.handle()), on_progress(std::move(report)), progress{0, expected} {
         if (d.read_only()) throw StorageError(d.path() + ": opened read-only");
         exec(h, d.path(), "BEGIN IMMEDIATE");
@@ -248,11 +248,15 @@ struct SessionWriter::Impl {
         }
         std::string unique = name;
         for (int k = 2;; ++k) {
-            Stmt taken(h, "SELECT 1 FROM sessions WHERE name = ?1");
+            Stmt taken(h, "SELECT id FROM sessions WHERE name = ?1");
             taken.bind(1, std::string_view(unique));
             if (!taken.row()) break;
+            if (clash == NameClash::Refuse)
+                throw StorageError(d.path() + ": a session is already named \"" + name + "\" (session " + std::to_string(taken.i64(0)) +
+                                   "); choose another name or remove it first");
             unique = name + "-" + std::to_string(k);
         }
+        stored_name = unique;
         Stmt s(h, "INSERT INTO sessions (name, source, source_sha256, format, host_kernel, trace_clock, host_cpus) "
                   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
         s.bind(1, std::string_view(unique)).bind(2, std::string_view(meta.source)).bind(3, std::string_view(sha256));
@@ -348,26 +352,28 @@ struct SessionWriter::Impl {
     bool any = false;
     std::int64_t id = 0, first_ts = 0, last_ts = 0;
     std::uint64_t records = 0;
+    std::string stored_name;
     std::vector<std::int64_t> before;  // per kind: its table's largest rowid before this session
     std::unique_ptr<RowWriter> rows;   // destroyed (its thread stopped) before txn rolls back
     std::unique_ptr<ExitTimes> exit_times;
 };
 
 SessionWriter::SessionWriter(Database& db, const std::string& name, const TraceMeta& meta, const std::string& sha256,
-                             std::function<void(const ImportProgress&)> progress, std::uint64_t expected_events)
-    : impl_(std::make_unique<Impl>(db, name, meta, sha256, std::move(progress), expected_events)) {}
+                             std::function<void(const ImportProgress&)> progress, std::uint64_t expected_events, NameClash clash)
+    : impl_(std::make_unique<Impl>(db, name, meta, sha256, std::move(progress), expected_events, clash)) {}
 SessionWriter::~SessionWriter() = default;
 void SessionWriter::add(const Event& e) { impl_->add(e); }
 std::int64_t SessionWriter::finish(const Trace& trace, const ReplayResult& replay, const SerialLog* serial) {
     return impl_->finish(trace, replay, serial);
 }
 std::int64_t SessionWriter::session_id() const { return impl_->id; }
+const std::string& SessionWriter::session_name() const { return impl_->stored_name; }
 std::uint64_t SessionWriter::records() const { return impl_->records; }
 
 std::int64_t Database::import_session(const std::string& name, const Trace& trace, const std::string& sha256,
                                       const ReplayResult& replay, const SerialLog* serial,
-                                      const std::function<void(const ImportProgress&)>& progress) {
-    SessionWriter w(*this, name, trace.meta, sha256, progress, trace.events.size());
+                                      const std::function<void(const ImportProgress&)>& progress, NameClash clash) {
+    SessionWriter w(*this, name, trace.meta, sha256, progress, trace.events.size(), clash);
     trace.events.for_each([&w](const Event& e) { w.add(e); });
     return w.finish(trace, replay, serial);
 }

@@ -1,78 +1,48 @@
 #include "args.hpp"
 
-#include <algorithm>
+#include <filesystem>
 
 namespace irqflow::cli {
 
-bool Args::flag(const std::string& name) {
-    auto it = std::find(a_.begin(), a_.end(), name);
-    if (it == a_.end()) return false;
-    a_.erase(it);
-    return true;
+CLI::Option* add_trace(CLI::App& c, std::string& path) {
+    return c.add_option("TRACE", path,
+                        "the capture: a trace.dat (v6 or v7), `trace-cmd report` text or `perf script` text "
+                        "(pasted excerpts too)")
+        ->required();
 }
 
-std::optional<std::string> Args::value(const std::string& name) {
-    for (auto it = a_.begin(); it != a_.end(); ++it) {
-        if (*it == "--") break;
-        if (*it == name) {
-            if (it + 1 == a_.end()) throw UsageError(name + " needs a value");
-            std::string v = *(it + 1);
-            a_.erase(it, it + 2);
-            return v;
-        }
-        if (it->rfind(name + "=", 0) == 0) {
-            std::string v = it->substr(name.size() + 1);
-            a_.erase(it);
-            return v;
-        }
-    }
-    return std::nullopt;
+CLI::Option* add_serial(CLI::App& c, std::string& path) {
+    return c.add_option("--serial", path, "the guest's serial console log of the same run, aligned onto the trace's clock")
+        ->type_name("LOG");
 }
 
-std::optional<long long> Args::integer(const std::string& name) {
-    auto v = value(name);
-    if (!v) return std::nullopt;
-    try {
-        std::size_t used = 0;
-        long long n = std::stoll(*v, &used, 0);
-        if (used != v->size()) throw std::invalid_argument("");
-        return n;
-    } catch (const std::exception&) {
-        throw UsageError(name + " expects an integer, got \"" + *v + "\"");
-    }
+CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s) {
+    std::vector<std::string> names;  // spelled as replay spells them
+    for (auto v : {replay::PvEoiSemantics::Auto, replay::PvEoiSemantics::Original2012, replay::PvEoiSemantics::Current})
+        names.emplace_back(replay::to_string(v));
+    return c.add_option_function<std::string>(
+                "--semantics", [&s](const std::string& v) { s = *replay::parse_semantics(v); },
+                "how the host arms PV EOI: 2012 (the first patches), current (today's KVM) or auto (whichever the "
+                "trace shows; the default)")
+        ->type_name("RULE")
+        ->check(CLI::IsMember(names));
 }
 
-std::optional<double> Args::number(const std::string& name) {
-    auto v = value(name);
-    if (!v) return std::nullopt;
-    try {
-        std::size_t used = 0;
-        double d = std::stod(*v, &used);
-        if (used != v->size()) throw std::invalid_argument("");
-        return d;
-    } catch (const std::exception&) {
-        throw UsageError(name + " expects a number, got \"" + *v + "\"");
-    }
+CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist) {
+    auto* o = c.add_option("--db", path, "the SQLite file of stored sessions")->type_name("FILE")->required();
+    if (must_exist)  // a typo must not create an empty database
+        o->check(CLI::Validator(
+            [](const std::string& p) {
+                return std::filesystem::exists(p) ? std::string() : "no database " + p + " (irqflow import creates one)";
+            },
+            "", "an existing database"));
+    return o;
 }
 
-std::vector<std::string> Args::after_dashes() {
-    auto it = std::find(a_.begin(), a_.end(), "--");
-    if (it == a_.end()) return {};
-    std::vector<std::string> rest(it + 1, a_.end());
-    a_.erase(it, a_.end());
-    return rest;
-}
-
-std::vector<std::string> Args::positionals() {
-    for (const auto& s : a_)
-        if (s.size() > 1 && s[0] == '-') throw UsageError("unknown option " + s);
-    return a_;
-}
-
-replay::PvEoiSemantics semantics_option(const std::string& text) {
-    const auto s = replay::parse_semantics(text);
-    if (!s) throw UsageError("--semantics is auto, 2012 or current");
-    return *s;
+std::string examples(std::initializer_list<const char*> lines) {
+    std::string s = "\nExamples:\n";
+    for (const char* l : lines) s += std::string("  ") + l + "\n";
+    return s;
 }
 
 }  // namespace irqflow::cli

@@ -1,8 +1,12 @@
-// Tiny argument scanner shared by the subcommands.
+// The CLI's commands on CLI11: each command file declares its subcommand (options with
+// units, checks with the valid values, examples) and what runs it; main.cpp parses.
 #pragma once
-#include <optional>
+#include <CLI/CLI.hpp>
+
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "irqflow/replay/replay.hpp"
@@ -12,7 +16,6 @@ namespace irqflow::cli {
 // The event and JSON formatting shared with the GUI (ui/common).
 using namespace irqflow::ui;
 
-
 // Exit codes: 0 ok, 1 findings (check), 2 bad input or environment, 64 usage, 127 the
 // command `record` was to run cannot be run (as a shell says).
 inline constexpr int kExitOk = 0;
@@ -20,37 +23,31 @@ inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitUsage = 64;
 inline constexpr int kExitCannotRun = 127;
 
+// A usage error found after parsing (a --vcpu the trace does not have): exit 64.
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-class Args {
-public:
-    explicit Args(std::vector<std::string> a) : a_(std::move(a)) {}
-    bool flag(const std::string& name);
-    std::optional<std::string> value(const std::string& name);
-    std::optional<long long> integer(const std::string& name);
-    std::optional<double> number(const std::string& name);
-    // Everything after a literal "--".
-    std::vector<std::string> after_dashes();
-    // Remaining positionals; throws on unknown options.
-    std::vector<std::string> positionals();
+// Each subcommand and the function that runs it once it is the one parsed.
+using Commands = std::vector<std::pair<CLI::App*, std::function<int()>>>;
 
-private:
-    std::vector<std::string> a_;
-};
+// Options several commands share, each with its help text and check.
+CLI::Option* add_trace(CLI::App& c, std::string& path);        // TRACE: trace.dat, report or perf script text
+CLI::Option* add_serial(CLI::App& c, std::string& path);       // --serial LOG
+CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s);
+CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist);
 
-// --semantics auto|2012|current (UsageError otherwise).
-replay::PvEoiSemantics semantics_option(const std::string& text);
+// The long help's closing lines: examples, one per line.
+std::string examples(std::initializer_list<const char*> lines);
 
-int cmd_events(Args& a);
-int cmd_stats(Args& a);
-int cmd_record(Args& a);
-int cmd_check(Args& a);
-int cmd_predict(Args& a);
-int cmd_import(Args& a);
-int cmd_sessions(Args& a);
-int cmd_query(Args& a);
-int cmd_rm(Args& a);
+void add_events(CLI::App& app, Commands& out);
+void add_stats(CLI::App& app, Commands& out);
+void add_check(CLI::App& app, Commands& out);
+void add_predict(CLI::App& app, Commands& out);
+void add_import(CLI::App& app, Commands& out);
+void add_sessions(CLI::App& app, Commands& out);
+void add_query(CLI::App& app, Commands& out);
+void add_rm(CLI::App& app, Commands& out);
+void add_record(CLI::App& app, Commands& out);
 
 }  // namespace irqflow::cli

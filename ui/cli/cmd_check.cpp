@@ -200,27 +200,27 @@ void print_json(const ReplayResult& r, const Trace& t) {
     o << '\n';
 }
 
-}  // namespace
 
-int cmd_check(Args& a) {
-    const bool json = a.flag("--json");
-    auto serial_path = a.value("--serial");
-    auto sem = a.value("--semantics");
-    auto pos = a.positionals();
-    if (pos.size() != 1) throw UsageError("expects one TRACE");
-    ReplayOptions o;
-    if (sem) o.semantics = semantics_option(*sem);
+struct CheckOptions {
+    std::string trace, serial;
+    bool json = false;
+    ReplayOptions replay;
+};
+
+int run(const CheckOptions& a) {
+    const bool json = a.json;
+    const ReplayOptions& o = a.replay;
     ReplayResult r;
-    if (serial_path) {  // validated and aligned, so a bad log fails the check like a bad trace
-        Trace t = load_trace(pos[0]);
-        SerialLog log = read_serial_log(*serial_path);
+    if (!a.serial.empty()) {  // validated and aligned, so a bad log fails the check like a bad trace
+        Trace t = load_trace(a.trace);
+        SerialLog log = read_serial_log(a.serial);
         align_serial(t, log);
-        if (!json) std::cerr << "irqflow: serial " << *serial_path << ": " << log.method << "\n";
+        if (!json) std::cerr << "irqflow: serial " << a.serial << ": " << log.method << "\n";
         r = replay::replay(t, o);
         if (json) print_json(r, t);
         else print_text(r, t);
     } else {  // streamed: memory per vCPU and vector, not per event (capture/README.md, "Streaming")
-        TraceStream stream(pos[0]);
+        TraceStream stream(a.trace);
         replay::StreamingReplay replay(stream.trace(), o);
         stream.each_event([&](const Event& e) { replay.feed(e); });
         r = replay.finish();
@@ -228,6 +228,22 @@ int cmd_check(Args& a) {
         else print_text(r, stream.trace());
     }
     return r.divergences() + r.liveness_failures() ? 1 : kExitOk;
+}
+
+}  // namespace
+
+void add_check(CLI::App& app, Commands& out) {
+    auto a = std::make_shared<CheckOptions>();
+    auto* c = app.add_subcommand("check",
+                                 "replay every vCPU's local APIC, PV EOI and IPIs; exit 1 on divergences or liveness failures");
+    add_trace(*c, a->trace);
+    add_serial(*c, a->serial);
+    add_semantics(*c, a->replay.semantics);
+    c->add_flag("--json", a->json, "one JSON document: findings with evidence, statistics, latencies");
+    c->footer("\nExit: 0 no findings, 1 findings, 2 bad input.\n" +
+              examples({"irqflow check samples/pveoi-on.dat", "irqflow check trace.dat --serial console.log --semantics 2012",
+                        "irqflow check bug-report.txt --json | jq '.findings[0]'"}));
+    out.emplace_back(c, [a] { return run(*a); });
 }
 
 }  // namespace irqflow::cli

@@ -6,6 +6,8 @@
 #include <iostream>
 #include <thread>
 
+#include <unistd.h>
+
 #include "args.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -19,12 +21,6 @@ namespace {
 
 using storage::Database;
 
-std::string need_db(Args& a) {
-    auto db = a.value("--db");
-    if (!db) throw UsageError("needs --db FILE");
-    return *db;
-}
-
 void csv_cell(std::ostream& o, const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) {
         o << s;
@@ -35,20 +31,66 @@ void csv_cell(std::ostream& o, const std::string& s) {
     o << '"';
 }
 
-}  // namespace
+// Import progress on stderr. On a terminal one line, rewritten in place, per long step
+// (reading, replaying and storing, committing); otherwise, so that logs do not fill with
+// carriage returns, one line when such a step ends. Steps under a second say nothing.
+class Steps {
+public:
+    using Clock = std::chrono::steady_clock;
+    Steps() : tty_(isatty(STDERR_FILENO) == 1) {}
+    ~Steps() {
+        if (shown_) std::fputc('\n', stderr);  // an error follows on its own line
+    }
+    // `counts`: the step goes through events and says how many.
+    void begin(std::string what, bool counts = true) {
+        what_ = std::move(what);
+        start_ = Clock::now();
+        done_ = 0;
+        counts_ = counts;
+    }
+    void progress(std::uint64_t done, std::uint64_t total) {
+        if (!counts_) return;
+        done_ = done;
+        const double s = seconds();
+        if (!tty_ || s < 1.0) return;
+        if (total) std::fprintf(stderr, "\rirqflow import: %s: %llu/%llu events (%.0f events/s)   ", what_.c_str(),
+                                static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), static_cast<double>(done) / s);
+        else std::fprintf(stderr, "\rirqflow import: %s: %llu events (%.0f events/s)   ", what_.c_str(),
+                          static_cast<unsigned long long>(done), static_cast<double>(done) / s);
+        shown_ = true;
+    }
+    void end() {
+        const double s = seconds();
+        if (shown_) std::fputc('\r', stderr);
+        if (s >= 1.0) {
+            std::fprintf(stderr, "irqflow import: %s: ", what_.c_str());
+            if (done_) std::fprintf(stderr, "%llu events in %.1f s (%.0f events/s)", static_cast<unsigned long long>(done_), s,
+                                    static_cast<double>(done_) / s);
+            else std::fprintf(stderr, "%.1f s", s);
+            std::fprintf(stderr, shown_ ? "              \n" : "\n");
+        }
+        shown_ = false;
+    }
 
-int cmd_import(Args& a) {
-    const std::string db = need_db(a);
-    auto name = a.value("--name");
-    auto serial_path = a.value("--serial");
-    auto sem = a.value("--semantics");
-    auto pos = a.positionals();
-    if (pos.size() != 1) throw UsageError("expects one TRACE");
-    const std::string& path = pos[0];
-    replay::ReplayOptions o;
+private:
+    double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+    bool tty_;
+    bool shown_ = false, counts_ = true;
+    std::string what_;
+    Clock::time_point start_;
+    std::uint64_t done_ = 0;
+};
+
+struct ImportOptions {
+    std::string trace, db, name, serial;
+    replay::ReplayOptions replay;
+};
+
+int import(const ImportOptions& a) {
+    const std::string& db = a.db;
+    const std::string& path = a.trace;
+    replay::ReplayOptions o = a.replay;
     o.collect_details = true;
-    if (sem) o.semantics = semantics_option(*sem);
-    const auto t0 = std::chrono::steady_clock::now();
     // Parse a trace.dat's headers in a child before any thread exists (LoadOptions), then
     // hash the file on a thread of its own while the stream's first pass reads it.
     check_trace_headers(path);
@@ -77,53 +119,63 @@ int cmd_import(Args& a) {
         std::fprintf(stderr, "irqflow import: %s is being written by %s; waiting (%.0f s)\n", db.c_str(),
                      w.holder.empty() ? "another connection" : w.holder.c_str(), w.waited_s);
     });
-    // Progress only for imports that take a while (over a second so far).
-    bool shown = false;
-    auto progress = [&](const storage::ImportProgress& p) {
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (s < 1.0 && !shown) return;
-        shown = true;
-        if (p.total) std::fprintf(stderr, "\rirqflow import: %llu/%llu events (%.0f events/s)", static_cast<unsigned long long>(p.done),
-                                  static_cast<unsigned long long>(p.total), static_cast<double>(p.done) / s);
-        else std::fprintf(stderr, "\rirqflow import: %llu events (%.0f events/s)", static_cast<unsigned long long>(p.done),
-                          static_cast<double>(p.done) / s);
-    };
-    const std::string session_name = name ? *name : std::filesystem::path(path).filename().string();
+    Steps steps;
+    auto progress = [&steps](const storage::ImportProgress& p) { steps.progress(p.done, p.total); };
+    const std::string session_name = !a.name.empty() ? a.name : std::filesystem::path(path).filename().string();
+    // A name the user chose is theirs: taken, it is an error; the file's name gets -2, -3…
+    const auto clash = a.name.empty() ? storage::NameClash::Suffix : storage::NameClash::Refuse;
     LoadOptions lo;
     lo.headers_checked = true;
     std::int64_t id = 0;
     std::uint64_t records = 0;
     std::size_t findings = 0;
-    if (serial_path) {  // aligning the serial log needs the whole trace (capture/README.md, "Streaming")
+    std::string stored_name = session_name;
+    if (!a.serial.empty()) {  // aligning the serial log needs the whole trace (capture/README.md, "Streaming")
+        steps.begin("loading and replaying " + path);
         Trace t = load_trace(path, lo);
-        SerialLog serial = read_serial_log(*serial_path);
+        SerialLog serial = read_serial_log(a.serial);
         align_serial(t, serial);
         const auto r = replay::replay(t, o);
-        id = d.import_session(session_name, t, hashed(), r, &serial, progress);
+        steps.end();
+        steps.begin("storing");
+        id = d.import_session(session_name, t, hashed(), r, &serial, progress, clash);
+        steps.end();
+        for (const auto& s : d.sessions())
+            if (s.id == id) stored_name = s.name;
         records = t.records();
         findings = r.findings.size();
     } else {  // streamed: events go to the database as they are decoded, never held
-        TraceStream stream(path, lo);
-        storage::SessionWriter w(d, session_name, stream.trace().meta, hashed(), progress);
+        steps.begin("reading " + path + " (vCPUs, lost events)");
+        std::uint64_t seen = 0;
+        const EventSink count = [&](const Event&) {
+            if (++seen % 65536 == 0) steps.progress(seen, 0);
+        };
+        TraceStream stream(path, lo, &count);
+        steps.end();
+        steps.begin("replaying and storing");
+        storage::SessionWriter w(d, session_name, stream.trace().meta, hashed(), progress, seen, clash);
+        stored_name = w.session_name();
         replay::StreamingReplay replay(stream.trace(), o);
         stream.each_event([&](const Event& e) {
             replay.feed(e);
             w.add(e);
         });
         records = w.records();
+        steps.progress(records, seen);
+        steps.end();
+        steps.begin("committing (replay results, interrupts, IPIs)", false);
         const auto r = replay.finish();
         id = w.finish(stream.trace(), r, nullptr);
+        steps.end();
         findings = r.findings.size();
     }
-    if (shown) std::fprintf(stderr, "\n");
     std::cout << "imported session " << id << " (" << records << " events, " << findings << " findings) into " << db << "\n";
+    if (stored_name != session_name)
+        std::cerr << "irqflow import: named it \"" << stored_name << "\": a session is already named \"" << session_name << "\"\n";
     return kExitOk;
 }
 
-int cmd_sessions(Args& a) {
-    const std::string db = need_db(a);
-    const bool json = a.flag("--json");
-    if (!a.positionals().empty()) throw UsageError("takes no arguments");
+int sessions(const std::string& db, bool json) {
     Database d(db, Database::Mode::ReadWrite);  // read-write so an older file gets migrated
     const auto list = d.sessions();
     if (json) {
@@ -153,21 +205,16 @@ int cmd_sessions(Args& a) {
     return kExitOk;
 }
 
-int cmd_query(Args& a) {
-    const std::string db = need_db(a);
-    const bool csv = a.flag("--csv");
-    const bool json = a.flag("--json");
+struct QueryOptions {
+    std::string db, sql;
+    bool csv = false, json = false;
     storage::QueryLimits limits;
-    if (auto n = a.number("--limit")) {
-        if (!(*n >= 1 && *n <= 1e18) || *n != std::floor(*n)) throw UsageError("--limit takes a whole number of rows (1 or more)");
-        limits.max_rows = static_cast<std::uint64_t>(*n);
-    }
-    if (auto t = a.number("--timeout")) {
-        if (!(*t > 0)) throw UsageError("--timeout takes seconds (more than 0)");
-        limits.timeout_s = *t;
-    }
-    auto pos = a.positionals();
-    if (pos.size() != 1) throw UsageError("expects one SQL statement");
+};
+
+int query(const QueryOptions& a) {
+    const std::string& db = a.db;
+    const bool csv = a.csv, json = a.json;
+    const storage::QueryLimits& limits = a.limits;
     Database d(db, Database::Mode::ReadOnly);
     std::ostream& o = std::cout;
     const char* sep = csv ? "," : "\t";
@@ -206,7 +253,7 @@ int cmd_query(Args& a) {
         o << '\n';
     };
     try {
-        d.query(pos[0], header, row, limits);
+        d.query(a.sql, header, row, limits);
     } catch (const storage::StorageError& e) {
         if (json && !columns.empty()) o << "]\n" << std::flush;  // what was printed stays valid JSON
         throw storage::StorageError(db + ": " + e.what());
@@ -215,14 +262,65 @@ int cmd_query(Args& a) {
     return kExitOk;
 }
 
-int cmd_rm(Args& a) {
-    const std::string db = need_db(a);
-    auto pos = a.positionals();
-    if (pos.size() != 1) throw UsageError("expects one SESSION (id or name)");
+int rm(const std::string& db, const std::string& session) {
     Database d(db, Database::Mode::ReadWrite);
-    if (!d.remove_session(pos[0])) throw storage::StorageError(db + ": no session \"" + pos[0] + "\"");
-    std::cout << "removed session " << pos[0] << "\n";
+    if (!d.remove_session(session)) throw storage::StorageError(db + ": no session \"" + session + "\"");
+    std::cout << "removed session " << session << "\n";
     return kExitOk;
+}
+
+}  // namespace
+
+void add_import(CLI::App& app, Commands& out) {
+    auto a = std::make_shared<ImportOptions>();
+    auto* c = app.add_subcommand("import", "store a capture as a session (events and replay results) in a SQLite file");
+    add_trace(*c, a->trace);
+    add_db(*c, a->db, false)->description("the SQLite file of stored sessions (created if missing)");
+    c->add_option("--name", a->name, "the session's name (default: the file's name; a taken name is refused)")->type_name("NAME");
+    add_serial(*c, a->serial);
+    add_semantics(*c, a->replay.semantics);
+    c->footer(examples({"irqflow import samples/pveoi-on.dat --db sessions.db --name pveoi-on",
+                        "irqflow query --db sessions.db \"SELECT * FROM exits_per_reason WHERE session = 1\""}));
+    out.emplace_back(c, [a] { return import(*a); });
+}
+
+void add_sessions(CLI::App& app, Commands& out) {
+    struct Options {
+        std::string db;
+        bool json = false;
+    };
+    auto a = std::make_shared<Options>();
+    auto* c = app.add_subcommand("sessions", "list the sessions stored in a SQLite file");
+    add_db(*c, a->db, true);
+    c->add_flag("--json", a->json, "a JSON array");
+    c->footer(examples({"irqflow sessions --db sessions.db"}));
+    out.emplace_back(c, [a] { return sessions(a->db, a->json); });
+}
+
+void add_query(CLI::App& app, Commands& out) {
+    auto a = std::make_shared<QueryOptions>();
+    auto* c = app.add_subcommand("query", "run one read-only SQL statement; rows are printed as SQLite produces them");
+    add_db(*c, a->db, true);
+    c->add_option("SQL", a->sql, "one SELECT (or WITH, or a read-only PRAGMA); tables and views: storage/SCHEMA.md")->required();
+    auto* csv = c->add_flag("--csv", a->csv, "comma-separated, quoted where needed");
+    c->add_flag("--json", a->json, "a JSON array of objects")->excludes(csv);
+    c->add_option("--limit", a->limits.max_rows, "stop after this many rows")->type_name("ROWS")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000'000'000'000}));
+    c->add_option("--timeout", a->limits.timeout_s, "give up after this many seconds")->type_name("SECONDS")->check(CLI::PositiveNumber);
+    c->footer(examples({"irqflow query --db s.db \"SELECT reason_name, exits FROM exits_per_reason WHERE session = 1\" --csv",
+                        "irqflow query --db s.db \"SELECT * FROM findings\" --json --limit 10"}));
+    out.emplace_back(c, [a] { return query(*a); });
+}
+
+void add_rm(CLI::App& app, Commands& out) {
+    struct Options {
+        std::string db, session;
+    };
+    auto a = std::make_shared<Options>();
+    auto* c = app.add_subcommand("rm", "remove a stored session");
+    add_db(*c, a->db, true);
+    c->add_option("SESSION", a->session, "the session's id or name")->required();
+    c->footer(examples({"irqflow rm --db sessions.db 3", "irqflow rm --db sessions.db pveoi-on"}));
+    out.emplace_back(c, [a] { return rm(a->db, a->session); });
 }
 
 }  // namespace irqflow::cli

@@ -1,4 +1,5 @@
 #include <iostream>
+#include <set>
 
 #include "args.hpp"
 #include "event_format.hpp"
@@ -6,49 +7,107 @@
 #include "irqflow/capture/serial.hpp"
 
 namespace irqflow::cli {
+namespace {
 
-int cmd_events(Args& a) {
-    const bool json = a.flag("--json");
-    auto serial_path = a.value("--serial");
-    auto vcpu = a.integer("--vcpu");
-    auto kind = a.value("--kind");
-    auto pos = a.positionals();
-    if (pos.size() != 1) throw UsageError("expects one TRACE");
+struct EventsOptions {
+    std::string trace, serial, kind;
+    int vcpu = -1;
+    bool json = false;
+};
 
-    Trace t = load_trace(pos[0]);
+std::string joined(const std::set<std::string>& s) {
+    std::string out;
+    for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;
+    return out;
+}
+
+// A --vcpu or --kind the trace cannot have is a mistake to say, not an empty output.
+void validate(const EventsOptions& a, const Trace& t) {
+    if (a.vcpu >= 0) {
+        std::set<int> ids;
+        for (const auto& vm : t.vms)
+            for (const auto& v : vm.vcpus) ids.insert(v.id.value());
+        if (!ids.count(a.vcpu)) {
+            std::set<std::string> names;
+            for (int id : ids) names.insert(std::to_string(id));
+            throw UsageError("--vcpu " + std::to_string(a.vcpu) + ": " + a.trace + " has " +
+                             (ids.empty() ? std::string("no vCPU") : "vCPUs " + joined(names)));
+        }
+    }
+    if (!a.kind.empty() && a.kind != "serial") {
+        std::set<std::string> known;  // in this trace, or a kind irqflow decodes
+        for (std::size_t i = 0; i < t.name_count(); ++i) known.insert(t.name(static_cast<std::uint16_t>(i)));
+        for (const auto& k : all_kinds()) known.insert(std::string(k.name));
+        if (!known.count(a.kind) && !known.count("kvm_" + a.kind)) {
+            std::set<std::string> here;  // the events it holds (the name table also lists formats never used)
+            for (const auto& e : t.events) here.insert(t.name(e.name_id));
+            throw UsageError("--kind " + a.kind + ": no such event; " + a.trace + " has " + joined(here));
+        }
+    }
+}
+
+int run(const EventsOptions& a) {
+    Trace t = load_trace(a.trace);
+    validate(a, t);
     std::optional<SerialLog> serial;
-    if (serial_path) {
-        serial = read_serial_log(*serial_path);
+    if (!a.serial.empty()) {
+        serial = read_serial_log(a.serial);
         align_serial(t, *serial);
-        std::cerr << "irqflow: serial " << *serial_path << ": " << serial->method << "\n";
+        std::cerr << "irqflow: serial " << a.serial << ": " << serial->method << "\n";
     }
     // "kvm_exit" or its short form "exit"
     auto kind_matches = [&](const Event& e) {
-        if (!kind) return true;
+        if (a.kind.empty()) return true;
         const std::string& n = t.name(e.name_id);
-        return n == *kind || n == "kvm_" + *kind;
+        return n == a.kind || n == "kvm_" + a.kind;
     };
     std::ios::sync_with_stdio(false);
     std::ostream& o = std::cout;
     std::size_t s = 0;
     auto flush_serial_until = [&](std::int64_t ts) {
-        if (!serial || (kind && *kind != "serial") || vcpu) return;
+        if (!serial || (!a.kind.empty() && a.kind != "serial") || a.vcpu >= 0) return;
         while (s < serial->lines.size() && (!serial->lines[s].host_ts || serial->lines[s].host_ts->value() <= ts)) {
-            if (json) print_serial_json(o, serial->lines[s], serial->vm);
+            if (a.json) print_serial_json(o, serial->lines[s], serial->vm);
             else print_serial_text(o, serial->lines[s], serial->vm);
             ++s;
         }
     };
     for (const auto& e : t.events) {
         flush_serial_until(e.ts.value());
-        if (vcpu && e.vcpu.value() != *vcpu) continue;
+        if (a.vcpu >= 0 && e.vcpu.value() != a.vcpu) continue;
         if (!kind_matches(e)) continue;
-        if (json) print_event_json(o, t, e);
+        if (a.json) print_event_json(o, t, e);
         else print_event_text(o, t, e);
     }
     flush_serial_until(INT64_MAX);
     o.flush();
     return o ? kExitOk : kExitBadInput;
+}
+
+}  // namespace
+
+void add_events(CLI::App& app, Commands& out) {
+    auto a = std::make_shared<EventsOptions>();
+    auto* c = app.add_subcommand("events", "print the normalized event stream, one event per line (or JSON object)");
+    add_trace(*c, a->trace);
+    add_serial(*c, a->serial);
+    c->add_option("--vcpu", a->vcpu, "only this vCPU's events (its index in the VM, decimal)")
+        ->type_name("N")
+        ->transform(CLI::Validator(
+            [](std::string& v) {  // decimal only: "010" is ten, not an octal eight
+                if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+                    return std::string("a vCPU number (decimal digits)");
+                v = std::to_string(std::stoi(v));
+                return std::string();
+            },
+            "", "decimal"));
+    c->add_option("--kind", a->kind, "only this event: its tracepoint name (kvm_exit) or short form (exit); serial: the console lines")
+        ->type_name("NAME");
+    c->add_flag("--json", a->json, "one JSON object per line");
+    c->footer(examples({"irqflow events samples/pveoi-on.dat --vcpu 1 --kind inj_virq",
+                        "irqflow events trace.dat --serial console.log --kind serial",
+                        "trace-cmd report -i trace.dat > t.txt && irqflow events t.txt --json"}));
+    out.emplace_back(c, [a] { return run(*a); });
 }
 
 }  // namespace irqflow::cli

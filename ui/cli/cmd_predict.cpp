@@ -10,11 +10,10 @@
 
 namespace irqflow::cli {
 
-int cmd_predict(Args& a) {
-    const bool json = a.flag("--json");
-    auto pos = a.positionals();
-    if (pos.size() != 1) throw UsageError("expects one TRACE");
-    TraceStream stream(pos[0]);  // streamed: memory per vCPU and vector, not per event
+namespace {
+
+int run(const std::string& trace, bool json) {
+    TraceStream stream(trace);  // streamed: memory per vCPU and vector, not per event
     replay::StreamingReplay replay(stream.trace());
     stream.each_event([&](const Event& e) { replay.feed(e); });
     const auto r = replay.finish();
@@ -49,7 +48,7 @@ int cmd_predict(Args& a) {
         std::cout << '\n';
         return kExitOk;
     }
-    std::printf("%s: %llu exits, %llu EOIs of an in-service vector\n", pos[0].c_str(),
+    std::printf("%s: %llu exits, %llu EOIs of an in-service vector\n", trace.c_str(),
                 static_cast<unsigned long long>(s.exits), static_cast<unsigned long long>(real_eois));
     std::printf("PV EOI %s in this capture: %llu EOIs took the PV path (%llu exits saved)\n", pv_eoi_on ? "was on" : "was off",
                 static_cast<unsigned long long>(s.pv_eois), static_cast<unsigned long long>(s.exits_saved_pv_eoi));
@@ -64,6 +63,22 @@ int cmd_predict(Args& a) {
                 static_cast<unsigned long long>(s.icr_ipis), static_cast<unsigned long long>(s.icr_sends_multi),
                 pv_ipi_on ? "more " : "", static_cast<unsigned long long>(s.predicted_pv_ipi_saved));
     return kExitOk;
+}
+
+}  // namespace
+
+void add_predict(CLI::App& app, Commands& out) {
+    struct Options {
+        std::string trace;
+        bool json = false;
+    };
+    auto a = std::make_shared<Options>();
+    auto* c = app.add_subcommand("predict",
+                                 "exits PV EOI / PV IPI would save (a capture with them off) or did save (with them on)");
+    add_trace(*c, a->trace);
+    c->add_flag("--json", a->json, "one JSON document");
+    c->footer(examples({"irqflow predict samples/pveoi-off.dat", "irqflow predict samples/pvipi-off.dat --json"}));
+    out.emplace_back(c, [a] { return run(a->trace, a->json); });
 }
 
 }  // namespace irqflow::cli

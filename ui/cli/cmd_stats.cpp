@@ -79,17 +79,25 @@ void print_text(const Trace& t, const TraceSummary& s) {
 
 }  // namespace
 
-int cmd_stats(Args& a) {
-    const bool json = a.flag("--json");
-    auto pos = a.positionals();
-    if (pos.size() != 1) throw UsageError("expects one TRACE");
-    TraceStream stream(pos[0]);  // streamed: memory per vCPU, not per event
-    Summarizer summarizer(stream.trace());
-    stream.each_event([&](const Event& e) { summarizer.add(e); });
-    const TraceSummary s = summarizer.finish();
-    if (json) print_json(stream.trace(), s);
-    else print_text(stream.trace(), s);
-    return kExitOk;
+void add_stats(CLI::App& app, Commands& out) {
+    struct Options {
+        std::string trace;
+        bool json = false;
+    };
+    auto a = std::make_shared<Options>();
+    auto* c = app.add_subcommand("stats", "counts per event name and per vCPU, exits per reason, lost events");
+    add_trace(*c, a->trace);
+    c->add_flag("--json", a->json, "one JSON document");
+    c->footer(examples({"irqflow stats samples/pveoi-on.dat", "irqflow stats trace.dat --json | jq .exits_per_reason"}));
+    out.emplace_back(c, [a] {
+        TraceStream stream(a->trace);  // streamed: memory per vCPU, not per event
+        Summarizer summarizer(stream.trace());
+        stream.each_event([&](const Event& e) { summarizer.add(e); });
+        const TraceSummary s = summarizer.finish();
+        if (a->json) print_json(stream.trace(), s);
+        else print_text(stream.trace(), s);
+        return kExitOk;
+    });
 }
 
 }  // namespace irqflow::cli

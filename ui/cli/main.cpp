@@ -1,5 +1,7 @@
 // irqflow: record, inspect, check and store KVM interrupt flows (README.md, "Using it").
-#include <cstring>
+// The commands and their options are CLI11 subcommands declared next to the code that
+// runs them (cmd_*.cpp); this file parses, picks the one given and maps errors to the
+// exit codes of args.hpp.
 #include <iostream>
 
 #include "args.hpp"
@@ -8,49 +10,73 @@
 
 namespace {
 
-const char* kUsage =
-    "usage: irqflow <command> [options]\n"
-    "\n"
-    "  events TRACE [--serial LOG] [--vcpu N] [--kind NAME] [--json]\n"
-    "      print the normalized event stream (trace.dat, trace-cmd report text or perf script text)\n"
-    "  stats TRACE [--json]\n"
-    "      counts per event name, per vCPU, exits per reason, lost events\n"
-    "  check TRACE [--serial LOG] [--json] [--semantics auto|2012|current]\n"
-    "      replay the local APICs, PV EOI and IPIs; exit 1 on divergences or liveness failures\n"
-    "  predict TRACE [--json]\n"
-    "      exits PV EOI / PV IPI would save (captures with them off) or did save (on)\n"
-    "  import TRACE [--serial LOG] --db FILE [--name NAME] [--semantics ...]\n"
-    "      store the session (events + replay results) in a SQLite file\n"
-    "  sessions --db FILE [--json]      list stored sessions\n"
-    "  query --db FILE \"SQL\" [--csv|--json] [--limit ROWS] [--timeout SECONDS]\n"
-    "      run one read-only SQL statement; rows are printed as they come\n"
-    "  rm --db FILE SESSION             remove a session (id or name)\n"
-    "  record -o OUT.dat [--duration S] [--pid QEMU_PID] [--buffer-kb N] [-- CMD ...]\n"
-    "      record kvm tracepoints live into a trace.dat (root; private tracefs instance)\n"
-    "\n"
-    "exit codes: 0 ok, 1 findings (check), 2 bad input or recording unavailable, 64 usage error\n";
+using namespace irqflow::cli;
+
+// `irqflow help [CMD]`: the same text as `irqflow [CMD] --help`.
+void add_help(CLI::App& app, Commands& out) {
+    auto topic = std::make_shared<std::string>();
+    auto* c = app.add_subcommand("help", "this help, or a command's: irqflow help CMD");
+    c->add_option("CMD", *topic, "a command");
+    out.emplace_back(c, [&app, topic] {
+        if (topic->empty()) {
+            std::cout << app.help();
+            return kExitOk;
+        }
+        for (auto* sub : app.get_subcommands({}))
+            if (sub->get_name() == *topic) {
+                std::cout << sub->help("irqflow");
+                return kExitOk;
+            }
+        std::cerr << "irqflow help: no command \"" << *topic << "\"\n";
+        return kExitUsage;
+    });
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-    using namespace irqflow::cli;
-    if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
-        std::cout << kUsage;
-        return argc < 2 ? kExitUsage : kExitOk;
-    }
-    std::string cmd = argv[1];
-    Args args(std::vector<std::string>(argv + 2, argv + argc));
+    CLI::App app{"irqflow: a record-replay debugger for interrupt flows in KVM virtual machines.\n"
+                 "Reads KVM tracepoints (trace.dat, trace-cmd report or perf script text), replays them through a model\n"
+                 "of each vCPU's local APIC, PV EOI and IPIs, and stores sessions in SQLite.",
+                 "irqflow"};
+    app.set_version_flag("--version", "irqflow " IRQFLOW_VERSION);
+    app.require_subcommand(1);
+    app.footer("\nExit codes: 0 ok, 1 findings (check), 2 bad input or recording unavailable, 64 usage error,\n"
+               "127 the command given to record cannot be run.\n"
+               "Run `irqflow CMD --help` (or `irqflow help CMD`) for a command's options and examples.");
+    Commands commands;
+    add_events(app, commands);
+    add_stats(app, commands);
+    add_check(app, commands);
+    add_predict(app, commands);
+    add_import(app, commands);
+    add_sessions(app, commands);
+    add_query(app, commands);
+    add_rm(app, commands);
+    add_record(app, commands);
+    add_help(app, commands);
+    std::string cmd;
     try {
-        if (cmd == "events") return cmd_events(args);
-        if (cmd == "stats") return cmd_stats(args);
-        if (cmd == "record") return cmd_record(args);
-        if (cmd == "check") return cmd_check(args);
-        if (cmd == "predict") return cmd_predict(args);
-        if (cmd == "import") return cmd_import(args);
-        if (cmd == "sessions") return cmd_sessions(args);
-        if (cmd == "query") return cmd_query(args);
-        if (cmd == "rm") return cmd_rm(args);
-        std::cerr << "irqflow: unknown command \"" << cmd << "\"\n" << kUsage;
+        if (argc < 2) {  // no command: the overview, as a usage error
+            std::cerr << app.help();
+            return kExitUsage;
+        }
+        app.parse(argc, argv);
+        for (auto& [sub, run] : commands)
+            if (sub->parsed()) {
+                cmd = sub->get_name();
+                return run();
+            }
+        return kExitUsage;
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // "irqflow check: --semantics: 2013 not in {2012,auto,current}", and where to look
+        std::string where = "irqflow";
+        for (auto* sub : app.get_subcommands()) where += " " + sub->get_name();
+        std::cerr << where << ": " << e.what() << "\nRun `" << where << " --help` for the options.\n";
         return kExitUsage;
     } catch (const UsageError& e) {
         std::cerr << "irqflow " << cmd << ": " << e.what() << "\n";

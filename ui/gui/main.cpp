@@ -15,6 +15,8 @@
 #include <backends/imgui_impl_opengl3.h>
 #include <stb_image_write.h>
 
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "irqflow/capture/readers.hpp"
@@ -36,12 +39,6 @@
 namespace {
 
 using namespace irqflow::gui;
-
-constexpr const char* kUsage =
-    "usage: irqflow-gui [--serial LOG] [--range A:B] [--goto TIME|#RECORD] [--vcpu N,M] [--vector V] [--size WxH]\n"
-    "                   [--screenshot out.png [--panels] [--tab findings|statistics|latency|events] [--inspect S:LANE]]\n"
-    "                   [--screenshot-overview out.png]\n"
-    "                   [--bench-frames N] TRACE | DB [SESSION]\n";
 
 struct Options {
     SessionSource src;
@@ -58,11 +55,6 @@ struct Options {
 constexpr float kPanelsHeight = 340, kInspectorWidth = 470;
 
 float timeline_height(int rows) { return Layout::kTop + Layout::kLaneHeight * static_cast<float>(rows) + 40; }
-
-int usage(const std::string& why) {
-    std::fprintf(stderr, "irqflow-gui: %s\n%s", why.c_str(), kUsage);
-    return 64;
-}
 
 // A database with several sessions and none named: pick one. Returns its id once clicked.
 // With `print`, each row's rectangle goes to stdout (for tests that click one).
@@ -136,42 +128,82 @@ bool write_png(const std::string& path, int w, int h) {
     return stbi_write_png(path.c_str(), w, h, 3, flipped.data(), static_cast<int>(row)) != 0;
 }
 
+// "A:B" with A < B (--range), "SECONDS:LANE" (--inspect): a CLI11 check and its parse.
+template <class T>
+std::optional<std::pair<double, T>> pair_of(const std::string& text) {
+    double a = 0;
+    T b{};
+    char tail = 0;
+    const char* fmt = std::is_same_v<T, int> ? "%lf:%d%c" : "%lf:%lf%c";
+    if (std::sscanf(text.c_str(), fmt, &a, &b, &tail) != 2) return std::nullopt;
+    return std::pair<double, T>{a, b};
+}
+
 std::optional<int> parse_args(int argc, char** argv, Options& o) {
-    std::vector<std::string> pos;
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-        if (a == "--serial") o.src.serial = next();
-        else if (a == "--screenshot") o.screenshot = next();
-        else if (a == "--screenshot-overview") o.overview_shot = next();
-        else if (a == "--panels") o.panels = true;
-        else if (a == "--print-view") o.print_view = true;
-        else if (a == "--tab") o.tab = next(), o.panels = true;
-        else if (a == "--bench-frames") o.bench_frames = std::atoi(next().c_str());
-        else if (a == "--vcpu") o.vcpus = next();
-        else if (a == "--vector") o.vector = next();
-        else if (a == "--goto") o.go_to = next();
-        else if (a == "--inspect") {
-            double ts = 0;
-            int lane = 0;
-            if (std::sscanf(next().c_str(), "%lf:%d", &ts, &lane) != 2) return usage("--inspect wants SECONDS:LANE");
-            o.inspect = {ts, lane};
-            o.panels = true;
-        } else if (a == "--range") {
-            double x = 0, y = 0;
-            if (std::sscanf(next().c_str(), "%lf:%lf", &x, &y) != 2 || y <= x) return usage("--range wants A:B seconds, A < B");
-            o.range = {x, y};
-        } else if (a == "--size") {
-            if (std::sscanf(next().c_str(), "%dx%d", &o.width, &o.height) != 2 || o.width < 200) return usage("--size wants WxH");
-        } else if (a == "-h" || a == "--help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (a.size() > 1 && a[0] == '-') return usage("unknown option " + a);
-        else pos.push_back(a);
+    CLI::App app{"irqflow-gui: the timeline of a KVM capture or a stored session — per-vCPU ISR state, exits, IPIs,\n"
+                 "serial lines and findings — with an inspector of each vCPU's local APIC at any instant.",
+                 "irqflow-gui"};
+    app.add_option("TRACE|DB", o.src.path, "a capture (as irqflow reads them), or a database of stored sessions")->required();
+    app.add_option("SESSION", o.src.db_session, "with a database: the session's id or name (left out: pick one)");
+    app.add_option("--serial", o.src.serial, "the guest's serial console log of the same run")->type_name("LOG");
+    app.add_option_function<std::string>(
+           "--range", [&o](const std::string& v) { o.range = pair_of<double>(v); },
+           "show this time span first, in seconds of the trace clock, A < B")
+        ->type_name("A:B")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                const auto r = pair_of<double>(v);
+                return r && r->first < r->second ? std::string() : "A:B seconds with A < B, e.g. 12.5:13";
+            },
+            "", ""));
+    app.add_option("--goto", o.go_to, "centre the view on this time (seconds) or #RECORD (a line of trace-cmd report)")
+        ->type_name("TIME|#RECORD");
+    app.add_option("--vcpu", o.vcpus, "show only these vCPUs' lanes (indexes, comma-separated)")->type_name("N,M");
+    app.add_option("--vector", o.vector, "highlight one vector (0xec or 236)")->type_name("V");
+    app.add_option_function<std::string>(
+           "--size", [&o](const std::string& v) { std::sscanf(v.c_str(), "%dx%d", &o.width, &o.height); },
+           "the window's size in pixels (height 0: fit the lanes)")
+        ->type_name("WxH")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                int w = 0, h = 0;
+                char tail = 0;
+                return std::sscanf(v.c_str(), "%dx%d%c", &w, &h, &tail) == 2 && w >= 200 && h >= 0 ? std::string()
+                                                                                                     : "WxH pixels, W at least 200";
+            },
+            "", ""));
+    app.add_option("--screenshot", o.screenshot, "render one frame to this PNG and exit (bug reports, docs, tests)")->type_name("PNG");
+    app.add_flag("--panels", o.panels, "with --screenshot: draw the panels too");
+    app.add_option("--tab", o.tab, "with --screenshot: the panel tab to show")
+        ->type_name("TAB")
+        ->check(CLI::IsMember({"findings", "statistics", "latency", "events"}))
+        ->each([&o](const std::string&) { o.panels = true; });
+    app.add_option_function<std::string>(
+           "--inspect",
+           [&o](const std::string& v) {
+               o.inspect = pair_of<int>(v);
+               o.panels = true;
+           },
+           "with --screenshot: the inspector pinned at this time (seconds) on this lane")
+        ->type_name("SECONDS:LANE")
+        ->check(CLI::Validator([](std::string& v) { return pair_of<int>(v) ? std::string() : "SECONDS:LANE, e.g. 13.2:1"; }, "", ""));
+    app.add_option("--screenshot-overview", o.overview_shot, "render the overview shown while loading, once all of it is read, to this PNG")
+        ->type_name("PNG");
+    app.add_option("--bench-frames", o.bench_frames, "render N frames while zooming and panning, print the frame times, exit")
+        ->type_name("N")
+        ->check(CLI::PositiveNumber);
+    app.add_flag("--print-view", o.print_view, "print the view and the inspector's pin whenever they change (input tests)")
+        ->group("");  // for tests, not in the help
+    app.footer("\nExamples:\n  irqflow-gui samples/pveoi-on.dat --vector 0xec\n  irqflow-gui sessions.db pveoi-on --range 12.5:13\n"
+               "  irqflow-gui trace.dat --screenshot shot.png --panels --tab findings\n\nExit: 0, 2 bad input, 64 usage error.");
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "irqflow-gui: %s\nRun `irqflow-gui --help` for the options.\n", e.what());
+        return 64;
     }
-    if (pos.empty() || pos.size() > 2) return usage(pos.empty() ? "expects a TRACE or a DB" : "expects TRACE, or DB and SESSION");
-    o.src.path = pos[0];
-    if (pos.size() == 2) o.src.db_session = pos[1];
     return std::nullopt;
 }
 

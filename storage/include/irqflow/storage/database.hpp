@@ -54,6 +54,10 @@ struct ImportProgress {
     std::uint64_t done = 0, total = 0;
 };
 
+// A session name already taken: `name-2`, `name-3`… (a default name, from the file), or
+// a StorageError (a name the user chose).
+enum class NameClash { Suffix, Refuse };
+
 // A stored session read back: the normalized events as the reader produced them
 // (record numbers, attribution, lost-event markers), the VMs and vCPUs, and the
 // serial lines at their stored host time. Not kept: raw payloads of events irqflow
@@ -82,7 +86,8 @@ public:
     // when a file with the same content was imported already.
     std::int64_t import_session(const std::string& name, const Trace& trace, const std::string& sha256,
                                 const replay::ReplayResult& replay, const SerialLog* serial,
-                                const std::function<void(const ImportProgress&)>& progress = {});
+                                const std::function<void(const ImportProgress&)>& progress = {},
+                                NameClash clash = NameClash::Suffix);
     std::vector<SessionInfo> sessions();
     // Reads a session (by id or name) back; throws StorageError when there is none or
     // its rows contradict each other. `each`, when given, sees every event as it is read,

@@ -14,9 +14,10 @@ namespace irqflow::storage {
 class SessionWriter {
 public:
     // Takes the write lock and refuses a source already stored (by sha256); the session
-    // is named `name`, or `name-2`, `name-3`… when that is taken.
+    // is named `name`, or (NameClash::Suffix) `name-2`, `name-3`… when that is taken.
     SessionWriter(Database& db, const std::string& name, const TraceMeta& meta, const std::string& sha256,
-                  std::function<void(const ImportProgress&)> progress = {}, std::uint64_t expected_events = 0);
+                  std::function<void(const ImportProgress&)> progress = {}, std::uint64_t expected_events = 0,
+                  NameClash clash = NameClash::Suffix);
     ~SessionWriter();  // rolls back unless finish() committed
     SessionWriter(const SessionWriter&) = delete;
     SessionWriter& operator=(const SessionWriter&) = delete;
@@ -26,6 +27,7 @@ public:
     // `trace` supplies names, VMs and vCPUs (its events are not read). Commits.
     std::int64_t finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial);
     std::int64_t session_id() const;
+    const std::string& session_name() const;  // as stored
     std::uint64_t records() const;  // events added so far, lost-event markers not counted
 
 private:

@@ -1,0 +1,134 @@
+// The CLI's help and argument validation (CLI11), driving the real binary: every
+// command has --help with examples, bad values are refused with the valid ones and
+// exit 64, and nothing is created or renamed behind the user's back.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "helpers.hpp"
+
+using namespace irqflow::test;
+
+namespace {
+const char* kCommands[] = {"events", "stats", "check", "predict", "import", "sessions", "query", "rm", "record"};
+}
+
+TEST_CASE("every command has --help with its options and examples, and help CMD prints the same", "[cli][usage]") {
+    for (const char* c : kCommands) {
+        INFO(c);
+        auto h = run(cli() + " " + c + " --help");
+        CHECK(h.status == 0);
+        CHECK(h.out.find(std::string("Usage: irqflow ") + c) != std::string::npos);
+        CHECK(h.out.find("Examples:") != std::string::npos);
+        CHECK(run(cli() + " help " + c).out == h.out);
+    }
+    auto top = run(cli() + " --help");
+    CHECK(top.status == 0);
+    for (const char* c : kCommands) CHECK(top.out.find(std::string("  ") + c + " ") != std::string::npos);
+    CHECK(top.out.find("Exit codes:") != std::string::npos);
+    auto v = run(cli() + " --version");
+    CHECK(v.status == 0);
+    CHECK(v.out.rfind("irqflow ", 0) == 0);
+    // units are part of the help
+    const auto rec = run(cli() + " record --help").out;
+    CHECK(rec.find("--duration SECONDS") != std::string::npos);
+    CHECK(rec.find("--buffer-kb KiB") != std::string::npos);
+}
+
+TEST_CASE("usage errors exit 64 and say what is valid", "[cli][usage]") {
+    const std::string trace = "'" + sample("pveoi-on.dat") + "'";
+    auto r = run(cli(), true);
+    CHECK(r.status == 64);
+    r = run(cli() + " frobnicate", true);
+    CHECK(r.status == 64);
+    r = run(cli() + " check " + trace + " --semantics 2013", true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--semantics: 2013 not in {auto,2012,current}") != std::string::npos);
+    r = run(cli() + " check " + trace + " --frobnicate", true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--frobnicate") != std::string::npos);
+    // a vCPU or event kind the trace cannot have is an error, not an empty listing
+    r = run(cli() + " events " + trace + " --vcpu 9", true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--vcpu 9: " + sample("pveoi-on.dat") + " has vCPUs 0, 1, 2, 3") != std::string::npos);
+    r = run(cli() + " events " + trace + " --vcpu 010", true);  // decimal: ten, not octal eight
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--vcpu 10:") != std::string::npos);
+    r = run(cli() + " events " + trace + " --vcpu -1", true);
+    CHECK(r.status == 64);
+    r = run(cli() + " events " + trace + " --kind kvm_nosuch", true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--kind kvm_nosuch: no such event;") != std::string::npos);
+    CHECK(r.out.find("kvm_inj_virq") != std::string::npos);
+    // a kind irqflow knows that this capture lacks is fine: nothing to print
+    r = run(cli() + " events " + trace + " --kind kvm_hv_send_ipi");
+    CHECK(r.status == 0);
+    CHECK(r.out.empty());
+    CHECK(run(cli() + " events " + trace + " --vcpu 2 --kind inj_virq").out.find("kvm_inj_virq") != std::string::npos);
+    r = run(cli() + " query --db x.db 'SELECT 1' --csv --json", true);
+    CHECK(r.status == 64);
+    r = run(cli() + " record --duration 1", true);  // -o missing
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--output is required") != std::string::npos);
+}
+
+TEST_CASE("a database that does not exist is refused, not created, by sessions, query and rm", "[cli][usage]") {
+    const auto typo = scratch("tyop.db");
+    std::filesystem::remove(typo);
+    for (const std::string& c : {" sessions --db '" + typo.string() + "'", " query --db '" + typo.string() + "' 'SELECT 1'",
+                                " rm --db '" + typo.string() + "' 1"}) {
+        INFO(c);
+        auto r = run(cli() + c, true);
+        CHECK(r.status == 64);
+        CHECK(r.out.find("no database " + typo.string() + " (irqflow import creates one)") != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(typo));
+    }
+}
+
+TEST_CASE("import: a chosen --name that is taken is refused, a default name gets a suffix and says so", "[cli][usage][storage]") {
+    const auto db = scratch("names.db");
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + ext);
+    const std::string to = " --db '" + db.string() + "' ";
+    REQUIRE(run(cli() + " import" + to + "'" + sample("pit.dat") + "' --name mine").status == 0);
+    auto r = run(cli() + " import" + to + "'" + sample("xapic.dat") + "' --name mine", true);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("a session is already named \"mine\" (session 1)") != std::string::npos);
+    // Default names come from the file's name: two different captures both called x.dat.
+    const auto a = scratch("a"), b = scratch("b");
+    std::filesystem::create_directories(a);
+    std::filesystem::create_directories(b);
+    std::filesystem::copy_file(sample("xapic.dat"), a / "x.dat", std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::copy_file(sample("lost.dat"), b / "x.dat", std::filesystem::copy_options::overwrite_existing);
+    REQUIRE(run(cli() + " import" + to + "'" + (a / "x.dat").string() + "'").status == 0);
+    r = run(cli() + " import" + to + "'" + (b / "x.dat").string() + "'", true);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("named it \"x.dat-2\": a session is already named \"x.dat\"") != std::string::npos);
+    r = run(cli() + " import" + to + "'" + sample("pvspin.dat") + "' --name x.dat-2", true);
+    CHECK(r.status == 2);
+    const auto s = run(cli() + " sessions" + to + "--json").out;
+    for (const char* n : {"\"name\":\"mine\"", "\"name\":\"x.dat\"", "\"name\":\"x.dat-2\""}) CHECK(s.find(n) != std::string::npos);
+    CHECK(s.find("pvspin") == std::string::npos);
+}
+
+TEST_CASE("irqflow-gui: --help with examples, bad options refused with exit 64 before any window", "[gui][usage]") {
+    const std::string gui = std::string("'") + IRQFLOW_GUI + "'";
+    auto h = run(gui + " --help");
+    CHECK(h.status == 0);
+    CHECK(h.out.find("Usage: irqflow-gui [OPTIONS] TRACE|DB [SESSION]") != std::string::npos);
+    CHECK(h.out.find("--range A:B") != std::string::npos);
+    CHECK(h.out.find("Examples:") != std::string::npos);
+    CHECK(h.out.find("--print-view") == std::string::npos);  // a test hook, not for users
+    const std::string trace = " '" + sample("pveoi-on.dat") + "'";
+    for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
+             {"", "TRACE|DB is required"},
+             {" --range 5:3" + trace, "--range: A:B seconds with A < B"},
+             {" --size 100x100" + trace, "--size: WxH pixels, W at least 200"},
+             {" --tab nosuch" + trace, "--tab: nosuch not in {findings,statistics,latency,events}"},
+             {" --inspect 13" + trace, "--inspect: SECONDS:LANE"},
+             {" --frobnicate" + trace, "--frobnicate"}}) {
+        INFO(args);
+        auto r = run(gui + args, true);  // no DISPLAY needed: refused before a window opens
+        CHECK(r.status == 64);
+        CHECK(r.out.find(says) != std::string::npos);
+    }
+}
