@@ -132,3 +132,35 @@ TEST_CASE("irqflow-gui: --help with examples, bad options refused with exit 64 b
         CHECK(r.out.find(says) != std::string::npos);
     }
 }
+
+TEST_CASE("TRACE from a pipe: - and /dev/stdin read standard input, errors name <stdin>, a perf.data is pointed to perf script", "[cli][pipe]") {
+    const std::string dat = sample("pveoi-on.dat");
+    const auto file = run(cli() + " stats --json '" + dat + "'");
+    REQUIRE(file.status == 0);
+    auto piped = run("cat '" + dat + "' | " + cli() + " stats --json -");
+    CHECK(piped.status == 0);
+    // the same statistics; only the source differs
+    CHECK(piped.out.find("\"source\":\"<stdin>\"") != std::string::npos);
+    const auto body = [](const std::string& j) { return j.substr(j.find(",\"format\"")); };
+    CHECK(body(piped.out) == body(file.out));
+    CHECK(run("cat '" + dat + "' | " + cli() + " stats --json /dev/stdin").out.find("\"records\":136750") != std::string::npos);
+    // report text through a pipe, as people paste it
+    auto text = run("trace-cmd report '" + dat + "' 2>/dev/null | head -2000 | " + cli() + " events - --kind kvm_exit | wc -l");
+    CHECK(std::stoi(text.out) > 100);
+    auto bad = run("printf 'not a trace\\n' | " + cli() + " check -", true);
+    CHECK(bad.status == 2);
+    CHECK(bad.out.rfind("irqflow: <stdin>: ", 0) == 0);
+    // perf record's file: say what to run instead
+    const auto perf = scratch("perf.data");
+    write_file(perf, std::string("PERFILE2") + std::string(200, '\0'));
+    bad = run(cli() + " check '" + perf.string() + "'", true);
+    CHECK(bad.status == 2);
+    CHECK(bad.out.find("a perf.data file; irqflow reads its text: perf script -i " + perf.string()) != std::string::npos);
+    // a stored pipe keeps the name the user gave
+    const auto db = scratch("piped.db");
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + ext);
+    REQUIRE(run("cat '" + dat + "' | " + cli() + " import --db '" + db.string() + "' -").status == 0);
+    const auto s = run(cli() + " sessions --json --db '" + db.string() + "'").out;
+    CHECK(s.find("\"name\":\"stdin\"") != std::string::npos);
+    CHECK(s.find("\"source\":\"<stdin>\"") != std::string::npos);
+}

@@ -18,6 +18,6 @@ static std::string compose(const std::string& file, const InputPosition& pos, co
 }
 
 InputError::InputError(std::string file, InputPosition pos, const std::string& what)
-    : std::runtime_error(compose(file, pos, what)), file_(std::move(file)), pos_(pos) {}
+    : std::runtime_error(compose(file, pos, what)), file_(std::move(file)), pos_(pos), detail_(what) {}
 
 }  // namespace irqflow

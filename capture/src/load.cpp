@@ -1,6 +1,7 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <string_view>
 #include <thread>
 #include <tuple>
 
@@ -19,7 +20,16 @@ void check_file(const std::string& path) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) throw InputError(path, {}, "no such file");
     if (S_ISDIR(st.st_mode)) throw InputError(path, {}, "is a directory, not a trace");
+    if (!S_ISREG(st.st_mode))  // readers seek and read twice: a pipe must be saved to a file first
+        throw InputError(path, {}, "not a regular file (a pipe? save it to a file first, or give it as - to irqflow)");
     if (st.st_size == 0) throw InputError(path, {InputPosition::Unit::Byte, 0}, "empty file");
+    // perf record's own file is a frequent mistake: perf script turns it into text we read
+    std::ifstream in(path, std::ios::binary);
+    char head[8] = {};
+    in.read(head, sizeof head);
+    if (in.gcount() == 8 && (std::string_view(head, 8) == "PERFILE2" || std::string_view(head, 8) == "2ELIFREP"))
+        throw InputError(path, {InputPosition::Unit::Byte, 0},
+                         "a perf.data file; irqflow reads its text: perf script -i " + path + " > kvm.txt, then give kvm.txt");
 }
 
 }  // namespace

@@ -1,6 +1,15 @@
 #include "args.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <map>
+
+#include "irqflow/capture/error.hpp"
 
 namespace irqflow::cli {
 
@@ -37,6 +46,52 @@ CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist) {
             },
             "", "an existing database"));
     return o;
+}
+
+namespace {
+std::map<std::string, std::string>& spooled() {  // /proc/self/fd/N → the name given
+    static std::map<std::string, std::string> m;
+    return m;
+}
+}  // namespace
+
+std::string readable_trace(const std::string& given) {
+    struct stat st {};
+    const bool stdin_given = given == "-";
+    if (!stdin_given && (stat(given.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return given;
+    const std::string name = stdin_given ? "<stdin>" : given;
+    const int in = stdin_given ? STDIN_FILENO : open(given.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) throw InputError(name, {}, std::string("cannot open: ") + std::strerror(errno));
+    if (stdin_given && isatty(in)) throw UsageError("TRACE is -, but standard input is a terminal: pipe a trace in");
+    // Unlinked at once: nothing is left behind however the process ends.
+    const char* tmp = std::getenv("TMPDIR");
+    std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/irqflow-stdin-XXXXXX";
+    const int fd = mkstemp(tmpl.data());
+    if (fd < 0) throw InputError(name, {}, "cannot create a temporary file in " + tmpl + ": " + std::strerror(errno));
+    unlink(tmpl.c_str());
+    std::vector<char> buf(1 << 20);
+    for (;;) {
+        const ssize_t n = read(in, buf.data(), buf.size());
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw InputError(name, {}, std::string("cannot read: ") + std::strerror(errno));
+        }
+        for (ssize_t off = 0; off < n;) {
+            const ssize_t w = write(fd, buf.data() + off, static_cast<std::size_t>(n - off));
+            if (w < 0) throw InputError(name, {}, std::string("cannot save it to a temporary file: ") + std::strerror(errno));
+            off += w;
+        }
+    }
+    if (!stdin_given) close(in);
+    const std::string path = "/proc/self/fd/" + std::to_string(fd);  // stays open until exit
+    spooled()[path] = name;
+    return path;
+}
+
+std::string shown_name(const std::string& path) {
+    const auto it = spooled().find(path);
+    return it == spooled().end() ? path : it->second;
 }
 
 std::string examples(std::initializer_list<const char*> lines) {

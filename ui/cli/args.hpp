@@ -37,6 +37,13 @@ CLI::Option* add_serial(CLI::App& c, std::string& path);       // --serial LOG
 CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s);
 CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist);
 
+// TRACE as the readers can take it. "-" (standard input) or a pipe (/dev/stdin, <(cmd))
+// is copied into an unnamed temporary file first, because the readers seek and read a
+// file twice; its path is then /proc/self/fd/N, and shown_name() gives back what the
+// user wrote for messages ("<stdin>" for "-").
+std::string readable_trace(const std::string& given);
+std::string shown_name(const std::string& path);
+
 // The long help's closing lines: examples, one per line.
 std::string examples(std::initializer_list<const char*> lines);
 

@@ -212,7 +212,7 @@ int run(const CheckOptions& a) {
     const ReplayOptions& o = a.replay;
     ReplayResult r;
     if (!a.serial.empty()) {  // validated and aligned, so a bad log fails the check like a bad trace
-        Trace t = load_trace(a.trace);
+        Trace t = load_trace(readable_trace(a.trace));
         SerialLog log = read_serial_log(a.serial);
         align_serial(t, log);
         if (!json) std::cerr << "irqflow: serial " << a.serial << ": " << log.method << "\n";
@@ -220,7 +220,7 @@ int run(const CheckOptions& a) {
         if (json) print_json(r, t);
         else print_text(r, t);
     } else {  // streamed: memory per vCPU and vector, not per event (capture/README.md, "Streaming")
-        TraceStream stream(a.trace);
+        TraceStream stream(readable_trace(a.trace));
         replay::StreamingReplay replay(stream.trace(), o);
         stream.each_event([&](const Event& e) { replay.feed(e); });
         r = replay.finish();

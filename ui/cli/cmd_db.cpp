@@ -88,7 +88,7 @@ struct ImportOptions {
 
 int import(const ImportOptions& a) {
     const std::string& db = a.db;
-    const std::string& path = a.trace;
+    const std::string path = readable_trace(a.trace);
     replay::ReplayOptions o = a.replay;
     o.collect_details = true;
     // Parse a trace.dat's headers in a child before any thread exists (LoadOptions), then
@@ -121,7 +121,7 @@ int import(const ImportOptions& a) {
     });
     Steps steps;
     auto progress = [&steps](const storage::ImportProgress& p) { steps.progress(p.done, p.total); };
-    const std::string session_name = !a.name.empty() ? a.name : std::filesystem::path(path).filename().string();
+    const std::string session_name = !a.name.empty() ? a.name : a.trace == "-" ? "stdin" : std::filesystem::path(path).filename().string();
     // A name the user chose is theirs: taken, it is an error; the file's name gets -2, -3…
     const auto clash = a.name.empty() ? storage::NameClash::Suffix : storage::NameClash::Refuse;
     LoadOptions lo;
@@ -133,6 +133,7 @@ int import(const ImportOptions& a) {
     if (!a.serial.empty()) {  // aligning the serial log needs the whole trace (capture/README.md, "Streaming")
         steps.begin("loading and replaying " + path);
         Trace t = load_trace(path, lo);
+        t.meta.source = shown_name(path);
         SerialLog serial = read_serial_log(a.serial);
         align_serial(t, serial);
         const auto r = replay::replay(t, o);
@@ -153,7 +154,9 @@ int import(const ImportOptions& a) {
         TraceStream stream(path, lo, &count);
         steps.end();
         steps.begin("replaying and storing");
-        storage::SessionWriter w(d, session_name, stream.trace().meta, hashed(), progress, seen, clash);
+        TraceMeta meta = stream.trace().meta;
+        meta.source = shown_name(path);  // a pipe's temporary file means nothing later
+        storage::SessionWriter w(d, session_name, meta, hashed(), progress, seen, clash);
         stored_name = w.session_name();
         replay::StreamingReplay replay(stream.trace(), o);
         stream.each_event([&](const Event& e) {

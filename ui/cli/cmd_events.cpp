@@ -47,7 +47,7 @@ void validate(const EventsOptions& a, const Trace& t) {
 }
 
 int run(const EventsOptions& a) {
-    Trace t = load_trace(a.trace);
+    Trace t = load_trace(readable_trace(a.trace));
     validate(a, t);
     std::optional<SerialLog> serial;
     if (!a.serial.empty()) {

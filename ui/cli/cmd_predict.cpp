@@ -13,7 +13,8 @@ namespace irqflow::cli {
 namespace {
 
 int run(const std::string& trace, bool json) {
-    TraceStream stream(trace);  // streamed: memory per vCPU and vector, not per event
+    const std::string path = readable_trace(trace);
+    TraceStream stream(path);  // streamed: memory per vCPU and vector, not per event
     replay::StreamingReplay replay(stream.trace());
     stream.each_event([&](const Event& e) { replay.feed(e); });
     const auto r = replay.finish();
@@ -48,7 +49,7 @@ int run(const std::string& trace, bool json) {
         std::cout << '\n';
         return kExitOk;
     }
-    std::printf("%s: %llu exits, %llu EOIs of an in-service vector\n", trace.c_str(),
+    std::printf("%s: %llu exits, %llu EOIs of an in-service vector\n", shown_name(path).c_str(),
                 static_cast<unsigned long long>(s.exits), static_cast<unsigned long long>(real_eois));
     std::printf("PV EOI %s in this capture: %llu EOIs took the PV path (%llu exits saved)\n", pv_eoi_on ? "was on" : "was off",
                 static_cast<unsigned long long>(s.pv_eois), static_cast<unsigned long long>(s.exits_saved_pv_eoi));

@@ -13,7 +13,7 @@ void print_json(const Trace& t, const TraceSummary& s) {
     std::ostream& o = std::cout;
     {
         JsonObject j(o);
-        json_string(j.key("source"), t.meta.source);
+        json_string(j.key("source"), shown_name(t.meta.source));
         json_string(j.key("format"), t.meta.format);
         json_string(j.key("kernel"), t.meta.kernel_release);
         json_string(j.key("clock"), t.meta.clock);
@@ -55,7 +55,7 @@ void print_json(const Trace& t, const TraceSummary& s) {
 
 void print_text(const Trace& t, const TraceSummary& s) {
     std::ostream& o = std::cout;
-    o << t.meta.source << ": " << t.meta.format;
+    o << shown_name(t.meta.source) << ": " << t.meta.format;
     if (!t.meta.kernel_release.empty()) o << ", host kernel " << t.meta.kernel_release;
     if (!t.meta.clock.empty()) o << ", clock " << t.meta.clock;
     o << "\n" << s.records << " events over " << std::fixed << std::setprecision(6)
@@ -90,7 +90,7 @@ void add_stats(CLI::App& app, Commands& out) {
     c->add_flag("--json", a->json, "one JSON document");
     c->footer(examples({"irqflow stats samples/pveoi-on.dat", "irqflow stats trace.dat --json | jq .exits_per_reason"}));
     out.emplace_back(c, [a] {
-        TraceStream stream(a->trace);  // streamed: memory per vCPU, not per event
+        TraceStream stream(readable_trace(a->trace));  // streamed: memory per vCPU, not per event
         Summarizer summarizer(stream.trace());
         stream.each_event([&](const Event& e) { summarizer.add(e); });
         const TraceSummary s = summarizer.finish();

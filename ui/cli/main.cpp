@@ -84,8 +84,8 @@ int main(int argc, char** argv) {
     } catch (const irqflow::storage::StorageError& e) {
         std::cerr << "irqflow: " << e.what() << "\n";
         return kExitBadInput;
-    } catch (const irqflow::InputError& e) {
-        std::cerr << "irqflow: " << e.what() << "\n";
+    } catch (const irqflow::InputError& e) {  // named as the user gave it (a pipe: <stdin>)
+        std::cerr << "irqflow: " << e.with_file(shown_name(e.file())).what() << "\n";
         return kExitBadInput;
     } catch (const std::bad_alloc&) {
         std::cerr << "irqflow: out of memory\n";

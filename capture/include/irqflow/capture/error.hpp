@@ -18,10 +18,14 @@ public:
     InputError(std::string file, InputPosition pos, const std::string& what);
     const std::string& file() const { return file_; }
     const InputPosition& position() const { return pos_; }
+    // The same error about the same input under another name (a spooled pipe shown as
+    // the name the user gave).
+    InputError with_file(std::string file) const { return InputError(std::move(file), pos_, detail_); }
 
 private:
     std::string file_;
     InputPosition pos_;
+    std::string detail_;
 };
 
 }  // namespace irqflow
