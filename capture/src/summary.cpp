@@ -1,11 +1,43 @@
 #include "irqflow/capture/summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "irqflow/capture/exit_reasons.hpp"
 
 namespace irqflow {
+
+void ExitTime::add(std::int64_t ns) {
+    if (samples == 0 || ns < min_ns) min_ns = ns;
+    if (samples == 0 || ns > max_ns) max_ns = ns;
+    ++samples;
+    total_ns += ns;
+    const double d = static_cast<double>(ns) - mean_ns;
+    mean_ns += d / static_cast<double>(samples);
+    m2 += d * (static_cast<double>(ns) - mean_ns);
+}
+
+double ExitTime::stderr_percent() const {
+    if (samples < 2 || mean_ns <= 0) return 0;
+    const double var = m2 / static_cast<double>(samples - 1);
+    return 100.0 * std::sqrt(var / static_cast<double>(samples)) / mean_ns;
+}
+
+static void merge(ExitTime& into, const ExitTime& x) {  // Chan et al.'s parallel combination
+    if (x.samples == 0) return;
+    if (into.samples == 0) {
+        into = x;
+        return;
+    }
+    const double n1 = static_cast<double>(into.samples), n2 = static_cast<double>(x.samples), d = x.mean_ns - into.mean_ns;
+    into.m2 += x.m2 + d * d * n1 * n2 / (n1 + n2);
+    into.mean_ns += d * n2 / (n1 + n2);
+    into.samples += x.samples;
+    into.total_ns += x.total_ns;
+    into.min_ns = std::min(into.min_ns, x.min_ns);
+    into.max_ns = std::max(into.max_ns, x.max_ns);
+}
 
 // Counted by small ids as events arrive (name ids, vCPU slots, exit-reason keys interned
 // by (isa, code)), turned into named maps once at the end: no string work per event.
@@ -13,9 +45,11 @@ Summarizer::Summarizer(const Trace& skeleton) : t_(skeleton) {
     for (const auto& vm : t_.vms)
         for (const auto& v : vm.vcpus) {
             index_[vm_vcpu_key(vm.id, v.id)] = s_.vcpus.size();
-            s_.vcpus.push_back({vm.id, v.id, v.tid, v.apic, v.apic_from_trace, 0, {}, {}});
+            s_.vcpus.push_back({vm.id, v.id, v.tid, v.apic, v.apic_from_trace, 0, {}, {}, {}});
         }
     exits_.resize(s_.vcpus.size());
+    open_.resize(s_.vcpus.size());
+    times_.resize(s_.vcpus.size());
     names_ = t_.name_count();
     by_name_.assign(s_.vcpus.size() * names_, 0);
 }
@@ -42,6 +76,7 @@ std::size_t Summarizer::reason_id(const Event& e) {
 
 void Summarizer::add(const Event& e) {
     if (e.kind == EventKind::Lost) {
+        for (auto& o : open_) o = {};  // what happened in the gap is unknown: no time for those exits
         ++s_.lost_gaps;
         const std::int64_t n = e.f[slot::lost_count];
         if (n > 0) s_.lost_events += static_cast<std::uint64_t>(n);
@@ -76,6 +111,15 @@ void Summarizer::add(const Event& e) {
         auto& x = exits_[last_slot_];
         if (x.size() <= reason) x.resize(reason + 1, 0);
         ++x[reason];
+        open_[last_slot_] = {reason, ts};
+    } else if (e.kind == EventKind::Entry) {
+        OpenExit& o = open_[last_slot_];
+        if (o.reason != SIZE_MAX && ts >= o.ts) {
+            auto& t = times_[last_slot_];
+            if (t.size() <= o.reason) t.resize(o.reason + 1);
+            t[o.reason].add(ts - o.ts);
+        }
+        o = {};
     }
 }
 
@@ -91,6 +135,12 @@ TraceSummary Summarizer::finish() {
     for (std::size_t v = 0; v < s_.vcpus.size(); ++v)
         for (std::size_t r = 0; r < exits_[v].size(); ++r)
             if (exits_[v][r]) s_.vcpus[v].exits_by_reason[reasons_[r]] += exits_[v][r];
+    for (std::size_t v = 0; v < s_.vcpus.size(); ++v)
+        for (std::size_t r = 0; r < times_[v].size(); ++r)
+            if (times_[v][r].samples) {
+                merge(s_.vcpus[v].exit_time_by_reason[reasons_[r]], times_[v][r]);
+                merge(s_.exit_time_by_reason[reasons_[r]], times_[v][r]);
+            }
     return std::move(s_);
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "irqflow/capture/error.hpp"
 
@@ -46,6 +47,29 @@ CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist) {
             },
             "", "an existing database"));
     return o;
+}
+
+CLI::Option* add_vcpu(CLI::App& c, int& vcpu) {
+    return c.add_option("--vcpu", vcpu, "only this vCPU's events (its index in the VM, decimal)")
+        ->type_name("N")
+        ->transform(CLI::Validator(
+            [](std::string& v) {  // decimal only: "010" is ten, not an octal eight
+                if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+                    return std::string("a vCPU number (decimal digits)");
+                v = std::to_string(std::stoi(v));
+                return std::string();
+            },
+            "", "decimal"));
+}
+
+void check_vcpu(const Trace& t, const std::string& shown, int vcpu) {
+    std::set<int> ids;
+    for (const auto& vm : t.vms)
+        for (const auto& v : vm.vcpus) ids.insert(v.id.value());
+    if (ids.count(vcpu)) return;
+    std::string list;
+    for (int id : ids) list += (list.empty() ? "" : ", ") + std::to_string(id);
+    throw UsageError("--vcpu " + std::to_string(vcpu) + ": " + shown + " has " + (ids.empty() ? std::string("no vCPU") : "vCPUs " + list));
 }
 
 namespace {

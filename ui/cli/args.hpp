@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "irqflow/capture/trace.hpp"
 #include "irqflow/replay/replay.hpp"
 
 namespace irqflow::ui {}
@@ -36,6 +37,9 @@ CLI::Option* add_trace(CLI::App& c, std::string& path);        // TRACE: trace.d
 CLI::Option* add_serial(CLI::App& c, std::string& path);       // --serial LOG
 CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s);
 CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist);
+CLI::Option* add_vcpu(CLI::App& c, int& vcpu);                 // --vcpu N, decimal ("010" is ten)
+// A --vcpu the trace does not have: a UsageError naming the ones it has.
+void check_vcpu(const Trace& t, const std::string& shown, int vcpu);
 
 // TRACE as the readers can take it. "-" (standard input) or a pipe (/dev/stdin, <(cmd))
 // is copied into an unnamed temporary file first, because the readers seek and read a

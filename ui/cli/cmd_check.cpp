@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <iostream>
 #include <type_traits>
 #include <variant>
@@ -31,7 +32,37 @@ std::string who(const Finding& f) {
     return s + (f.vcpu == kUnknownVcpu ? "/-" : "/vcpu" + std::to_string(f.vcpu.value()));
 }
 
-double pct(std::uint64_t a, std::uint64_t b) { return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+// "12/40 (30.0%)"; with nothing to count, just "0/0".
+std::string of(std::uint64_t a, std::uint64_t b) {
+    char s[96];
+    if (b) std::snprintf(s, sizeof s, "%llu/%llu (%.1f%%)", static_cast<unsigned long long>(a), static_cast<unsigned long long>(b),
+                         100.0 * static_cast<double>(a) / static_cast<double>(b));
+    else std::snprintf(s, sizeof s, "%llu/0", static_cast<unsigned long long>(a));
+    return s;
+}
+
+// Accept→inject and inject→EOI percentiles per vector, in µs (what --json gives in ns).
+void print_latency(const ReplayStats& s) {
+    std::set<int> vectors;
+    for (const auto& [v, l] : s.accept_to_inject) vectors.insert(v);
+    for (const auto& [v, l] : s.inject_to_eoi) vectors.insert(v);
+    if (vectors.empty()) return;
+    std::printf("\nlatency (µs)  %-50s  %s\n", "accept → inject", "inject → EOI");  // → is 3 bytes, 1 column
+    std::printf("  vector %8s %9s %9s %9s %9s  %8s %9s %9s %9s %9s\n", "n", "p50", "p90", "p99", "max", "n", "p50", "p90", "p99", "max");
+    const auto cells = [](const std::map<int, Latency>& m, int v) {
+        char b[96];
+        const auto it = m.find(v);
+        if (it == m.end() || !it->second.count) {
+            std::snprintf(b, sizeof b, "%8s %9s %9s %9s %9s", "0", "-", "-", "-", "-");
+            return std::string(b);
+        }
+        const Latency& l = it->second;
+        std::snprintf(b, sizeof b, "%8llu %9.1f %9.1f %9.1f %9.1f", static_cast<unsigned long long>(l.count), static_cast<double>(l.p50) / 1e3,
+                      static_cast<double>(l.p90) / 1e3, static_cast<double>(l.p99) / 1e3, static_cast<double>(l.max) / 1e3);
+        return std::string(b);
+    };
+    for (int v : vectors) std::printf("    0x%02x %s  %s\n", v, cells(s.accept_to_inject, v).c_str(), cells(s.inject_to_eoi, v).c_str());
+}
 
 std::string clock_text(const std::string& clock) {
     if (clock.empty()) return "clock not recorded";
@@ -83,17 +114,22 @@ void print_text(const ReplayResult& r, const Trace& t) {
         if (const auto it = follow_ons.find(i); it != follow_ons.end()) print_follow_ons(r, it->second);
     }
     const auto& s = r.stats;
-    for (const auto& w : t.meta.warnings) std::printf("%swarning: %s\n", &w == &t.meta.warnings.front() ? "\n" : "", w.c_str());
-    if (r.final_state.empty())
-        std::printf("\nwarning: no vCPU could be identified (no kvm_entry/kvm_exit in the trace): nothing was checked\n");
-    std::printf("\nreplay: %zu findings (%llu divergences, %llu liveness; %llu root, %llu follow-on); PV EOI semantics: %s\n",
-                r.findings.size(), static_cast<unsigned long long>(r.divergences()), static_cast<unsigned long long>(r.liveness_failures()),
+    bool said = !r.findings.empty();  // a blank line only between findings or warnings and the summary
+    for (const auto& w : t.meta.warnings) {
+        std::printf("%swarning: %s\n", said && &w == &t.meta.warnings.front() ? "\n" : "", w.c_str());
+        said = true;
+    }
+    if (r.final_state.empty()) {
+        std::printf("%swarning: no vCPU could be identified (no kvm_entry/kvm_exit in the trace): nothing was checked\n", said ? "\n" : "");
+        said = true;
+    }
+    std::printf("%sreplay: %zu findings (%llu divergences, %llu liveness; %llu root, %llu follow-on); PV EOI semantics: %s\n",
+                said ? "\n" : "", r.findings.size(), static_cast<unsigned long long>(r.divergences()), static_cast<unsigned long long>(r.liveness_failures()),
                 static_cast<unsigned long long>(r.findings.size() - r.follow_ons()), static_cast<unsigned long long>(r.follow_ons()),
                 to_string(r.semantics));
-    std::printf("checked: %llu/%llu injections (%.1f%%), %llu/%llu EOIs (%.1f%%), %llu IPIs\n",
-                static_cast<unsigned long long>(s.injections_checked), static_cast<unsigned long long>(s.checkable_injections()),
-                pct(s.injections_checked, s.checkable_injections()), static_cast<unsigned long long>(s.eois_checked),
-                static_cast<unsigned long long>(s.real_eois()), pct(s.eois_checked, s.real_eois()), static_cast<unsigned long long>(s.ipis_checked));
+    std::printf("checked: %s checkable injections (of %llu kvm_inj_virq; soft, re-injected and nested ones are not judged), %s EOIs, %llu IPIs\n",
+                of(s.injections_checked, s.checkable_injections()).c_str(), static_cast<unsigned long long>(s.injections),
+                of(s.eois_checked, s.real_eois()).c_str(), static_cast<unsigned long long>(s.ipis_checked));
     std::printf("%s; ", clock_text(t.meta.clock).c_str());
     if (s.clock_skew_bound_ns)
         std::printf("cross-CPU skew within ±%.1f µs (from %llu pairs)\n", static_cast<double>(s.clock_skew_bound_ns) / 1e3,
@@ -107,10 +143,13 @@ void print_text(const ReplayResult& r, const Trace& t) {
                     static_cast<unsigned long long>(w.accept_record), static_cast<unsigned long long>(w.first_inject_record));
     std::printf("EOIs by path:");
     for (const auto& [k, v] : s.eois_by_path) std::printf(" %s %llu", k.c_str(), static_cast<unsigned long long>(v));
-    std::printf("; PV EOI hit rate %.1f%%; max nesting %d\n", 100.0 * s.pv_eoi_hit_rate, s.max_nesting);
+    if (s.eois_by_path.empty()) std::printf(" none");
+    if (s.real_eois()) std::printf("; PV EOI hit rate %.1f%%", 100.0 * s.pv_eoi_hit_rate);
+    std::printf("; max nesting %d\n", s.max_nesting);
     std::printf("exits: %llu; saved by PV EOI %llu, by PV IPI %llu; lost-event gaps %llu\n",
                 static_cast<unsigned long long>(s.exits), static_cast<unsigned long long>(s.exits_saved_pv_eoi),
                 static_cast<unsigned long long>(s.exits_saved_pv_ipi), static_cast<unsigned long long>(s.gaps));
+    print_latency(s);
 }
 
 void json_latency(std::ostream& o, const std::map<int, Latency>& m) {

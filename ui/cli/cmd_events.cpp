@@ -23,17 +23,7 @@ std::string joined(const std::set<std::string>& s) {
 
 // A --vcpu or --kind the trace cannot have is a mistake to say, not an empty output.
 void validate(const EventsOptions& a, const Trace& t) {
-    if (a.vcpu >= 0) {
-        std::set<int> ids;
-        for (const auto& vm : t.vms)
-            for (const auto& v : vm.vcpus) ids.insert(v.id.value());
-        if (!ids.count(a.vcpu)) {
-            std::set<std::string> names;
-            for (int id : ids) names.insert(std::to_string(id));
-            throw UsageError("--vcpu " + std::to_string(a.vcpu) + ": " + a.trace + " has " +
-                             (ids.empty() ? std::string("no vCPU") : "vCPUs " + joined(names)));
-        }
-    }
+    if (a.vcpu >= 0) check_vcpu(t, a.trace, a.vcpu);
     if (!a.kind.empty() && a.kind != "serial") {
         std::set<std::string> known;  // in this trace, or a kind irqflow decodes
         for (std::size_t i = 0; i < t.name_count(); ++i) known.insert(t.name(static_cast<std::uint16_t>(i)));
@@ -91,16 +81,7 @@ void add_events(CLI::App& app, Commands& out) {
     auto* c = app.add_subcommand("events", "print the normalized event stream, one event per line (or JSON object)");
     add_trace(*c, a->trace);
     add_serial(*c, a->serial);
-    c->add_option("--vcpu", a->vcpu, "only this vCPU's events (its index in the VM, decimal)")
-        ->type_name("N")
-        ->transform(CLI::Validator(
-            [](std::string& v) {  // decimal only: "010" is ten, not an octal eight
-                if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
-                    return std::string("a vCPU number (decimal digits)");
-                v = std::to_string(std::stoi(v));
-                return std::string();
-            },
-            "", "decimal"));
+    add_vcpu(*c, a->vcpu);
     c->add_option("--kind", a->kind, "only this event: its tracepoint name (kvm_exit) or short form (exit); serial: the console lines")
         ->type_name("NAME");
     c->add_flag("--json", a->json, "one JSON object per line");

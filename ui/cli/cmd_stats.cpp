@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cstdio>
 #include <iomanip>
 #include <iostream>
 
@@ -8,6 +10,58 @@
 
 namespace irqflow::cli {
 namespace {
+
+void json_exit_times(std::ostream& j, const std::map<std::string, ExitTime>& times) {
+    j << '{';
+    bool first = true;
+    for (const auto& [reason, t] : times) {
+        if (!first) j << ',';
+        first = false;
+        json_string(j, reason);
+        j << ':';
+        JsonObject o(j);
+        o.key("samples") << t.samples;
+        o.key("total_ns") << t.total_ns;
+        o.key("min_ns") << t.min_ns;
+        o.key("max_ns") << t.max_ns;
+        o.key("avg_ns") << static_cast<std::int64_t>(t.mean_ns + 0.5);
+        o.key("stderr_percent") << t.stderr_percent();
+    }
+    j << '}';
+}
+
+// perf kvm stat report's main view: per exit reason the exits timed (an entry followed),
+// their share of them and of the host time, min / max / mean host time and the mean's
+// relative standard error; most frequent first.
+void print_exit_table(std::ostream& o, const std::map<std::string, ExitTime>& times, std::uint64_t exits) {
+    std::vector<std::pair<std::string, ExitTime>> rows(times.begin(), times.end());
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.samples > b.second.samples; });
+    std::uint64_t samples = 0;
+    std::int64_t total = 0;
+    std::size_t width = 7;  // "VM-EXIT"
+    for (const auto& [r, t] : rows) {
+        samples += t.samples;
+        total += t.total_ns;
+        width = std::max(width, r.size());
+    }
+    const auto us = [](double ns) { return ns / 1e3; };
+    char line[256];
+    std::snprintf(line, sizeof line, "%*s %10s %9s %9s %11s %11s %16s\n", static_cast<int>(width), "VM-EXIT", "Samples", "Samples%", "Time%",
+                  "Min Time", "Max Time", "Avg time");
+    o << line << "\n";
+    for (const auto& [r, t] : rows) {
+        std::snprintf(line, sizeof line, "%*s %10llu %8.2f%% %8.2f%% %9.2fus %9.2fus %9.2fus ( +-%7.2f%% )\n", static_cast<int>(width),
+                      r.c_str(), static_cast<unsigned long long>(t.samples), 100.0 * static_cast<double>(t.samples) / static_cast<double>(samples),
+                      total ? 100.0 * static_cast<double>(t.total_ns) / static_cast<double>(total) : 0.0, us(static_cast<double>(t.min_ns)),
+                      us(static_cast<double>(t.max_ns)), us(t.mean_ns), t.stderr_percent());
+        o << line;
+    }
+    std::snprintf(line, sizeof line, "\nTotal Samples:%llu, Total events handled time:%.2fus.\n", static_cast<unsigned long long>(samples),
+                  us(static_cast<double>(total)));
+    o << line;
+    if (exits > samples)
+        o << "(" << exits - samples << " exits not timed: no entry of their vCPU followed before the trace or a lost-event gap)\n";
+}
 
 void print_json(const Trace& t, const TraceSummary& s) {
     std::ostream& o = std::cout;
@@ -28,6 +82,7 @@ void print_json(const Trace& t, const TraceSummary& s) {
         j.key("lost_gaps_unknown_count") << s.lost_gaps_unknown;
         j.key("unattributed_kvm_events") << s.unattributed;
         json_counts(j.key("exits_by_reason"), s.exits_by_reason);
+        json_exit_times(j.key("exit_time_by_reason"), s.exit_time_by_reason);
         j.key("vcpus") << '[';
         for (std::size_t i = 0; i < s.vcpus.size(); ++i) {
             const auto& v = s.vcpus[i];
@@ -41,6 +96,7 @@ void print_json(const Trace& t, const TraceSummary& s) {
             jv.key("events") << v.events;
             json_counts(jv.key("by_name"), v.by_name);
             json_counts(jv.key("exits_by_reason"), v.exits_by_reason);
+            json_exit_times(jv.key("exit_time_by_reason"), v.exit_time_by_reason);
         }
         o << ']';
         j.key("warnings") << '[';
@@ -51,6 +107,23 @@ void print_json(const Trace& t, const TraceSummary& s) {
         o << ']';
     }
     o << '\n';
+}
+
+std::uint64_t total(const std::map<std::string, std::uint64_t>& m) {
+    std::uint64_t n = 0;
+    for (const auto& [k, v] : m) n += v;
+    return n;
+}
+
+// `stats --vcpu N`: that vCPU's exits, as `perf kvm stat report --vcpu N` shows them.
+void print_vcpu_text(const Trace& t, const TraceSummary& s, int vcpu) {
+    std::ostream& o = std::cout;
+    for (const auto& v : s.vcpus)
+        if (v.vcpu.value() == vcpu) {
+            o << shown_name(t.meta.source) << ": vm" << v.vm.value() << "/vcpu" << v.vcpu.value() << " (tid " << v.tid.value() << "), "
+              << v.events << " events\n\nVM exits of this vCPU, time in the host (exit to its next entry):\n\n";
+            print_exit_table(o, v.exit_time_by_reason, total(v.exits_by_reason));
+        }
 }
 
 void print_text(const Trace& t, const TraceSummary& s) {
@@ -66,8 +139,8 @@ void print_text(const Trace& t, const TraceSummary& s) {
     for (const auto& w : t.meta.warnings) o << "warning: " << w << "\n";
     o << "\nevents by name:\n";
     for (const auto& [k, v] : s.events) o << std::setw(10) << v << "  " << k << "\n";
-    o << "\nexits by reason:\n";
-    for (const auto& [k, v] : s.exits_by_reason) o << std::setw(10) << v << "  " << k << "\n";
+    o << "\nVM exits, time in the host (exit to the vCPU's next entry), as perf kvm stat report shows them:\n\n";
+    print_exit_table(o, s.exit_time_by_reason, total(s.exits_by_reason));
     o << "\nvCPUs:\n";
     for (const auto& v : s.vcpus) {
         auto exits = v.by_name.count("kvm_exit") ? v.by_name.at("kvm_exit") : 0;
@@ -83,18 +156,25 @@ void add_stats(CLI::App& app, Commands& out) {
     struct Options {
         std::string trace;
         bool json = false;
+        int vcpu = -1;
     };
     auto a = std::make_shared<Options>();
-    auto* c = app.add_subcommand("stats", "counts per event name and per vCPU, exits per reason, lost events");
+    auto* c = app.add_subcommand("stats",
+                                 "counts per event name and per vCPU, lost events, and VM exits per reason with their time in the "
+                                 "host (perf kvm stat report's view)");
     add_trace(*c, a->trace);
-    c->add_flag("--json", a->json, "one JSON document");
-    c->footer(examples({"irqflow stats samples/pveoi-on.dat", "irqflow stats trace.dat --json | jq .exits_per_reason"}));
+    add_vcpu(*c, a->vcpu)->description("only this vCPU's exits (perf kvm stat report --vcpu N), decimal");
+    c->add_flag("--json", a->json, "one JSON document (times in ns)");
+    c->footer(examples({"irqflow stats samples/pveoi-on.dat", "irqflow stats samples/pveoi-on.dat --vcpu 1",
+                        "irqflow stats trace.dat --json | jq .exit_time_by_reason"}));
     out.emplace_back(c, [a] {
         TraceStream stream(readable_trace(a->trace));  // streamed: memory per vCPU, not per event
+        if (a->vcpu >= 0) check_vcpu(stream.trace(), a->trace, a->vcpu);
         Summarizer summarizer(stream.trace());
         stream.each_event([&](const Event& e) { summarizer.add(e); });
         const TraceSummary s = summarizer.finish();
         if (a->json) print_json(stream.trace(), s);
+        else if (a->vcpu >= 0) print_vcpu_text(stream.trace(), s, a->vcpu);
         else print_text(stream.trace(), s);
         return kExitOk;
     });

@@ -10,6 +10,18 @@
 
 namespace irqflow {
 
+// The time exits of one reason kept the vCPU in the host: from the exit to that vCPU's
+// next entry (perf kvm stat's "time" of a VM-EXIT). Exits without a next entry (the
+// trace ends, or events were lost in between) are counted but not timed.
+struct ExitTime {
+    std::uint64_t samples = 0;  // timed exits
+    std::int64_t total_ns = 0, min_ns = 0, max_ns = 0;
+    double mean_ns = 0, m2 = 0;  // running mean and sum of squared deviations (Welford)
+    void add(std::int64_t ns);
+    // The standard error of the mean in % of it: perf kvm stat's "( +- x% )".
+    double stderr_percent() const;
+};
+
 struct VcpuSummary {
     VmId vm = kUnknownVm;
     VcpuId vcpu = kUnknownVcpu;
@@ -19,6 +31,7 @@ struct VcpuSummary {
     std::uint64_t events = 0;
     std::map<std::string, std::uint64_t> by_name;
     std::map<std::string, std::uint64_t> exits_by_reason;
+    std::map<std::string, ExitTime> exit_time_by_reason;
 };
 
 struct TraceSummary {
@@ -29,6 +42,7 @@ struct TraceSummary {
     std::uint64_t lost_gaps_unknown = 0;
     std::uint64_t unattributed = 0;               // kvm events with no vCPU
     std::map<std::string, std::uint64_t> exits_by_reason;
+    std::map<std::string, ExitTime> exit_time_by_reason;
     std::vector<VcpuSummary> vcpus;               // ordered by (vm, vcpu)
     std::int64_t first_ts = 0, last_ts = 0;
 };
@@ -59,6 +73,12 @@ private:
     std::unordered_map<std::string, std::size_t> reason_by_text_;  // the rest (corrupt codes)
     std::vector<std::uint64_t> exits_total_;                       // by reason
     std::vector<std::vector<std::uint64_t>> exits_;                // [slot][reason]
+    struct OpenExit {
+        std::size_t reason = SIZE_MAX;  // none open
+        std::int64_t ts = 0;
+    };
+    std::vector<OpenExit> open_;                                   // per slot: the exit awaiting its entry
+    std::vector<std::vector<ExitTime>> times_;                     // [slot][reason]
 };
 
 TraceSummary summarize(const Trace& t);
