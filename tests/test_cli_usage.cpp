@@ -3,7 +3,10 @@
 // exit 64, and nothing is created or renamed behind the user's back.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <filesystem>
+#include <sstream>
 
 #include "helpers.hpp"
 
@@ -163,4 +166,25 @@ TEST_CASE("TRACE from a pipe: - and /dev/stdin read standard input, errors name 
     const auto s = run(cli() + " sessions --json --db '" + db.string() + "'").out;
     CHECK(s.find("\"name\":\"stdin\"") != std::string::npos);
     CHECK(s.find("\"source\":\"<stdin>\"") != std::string::npos);
+}
+
+TEST_CASE("JSON: one library for every command, an unknown vm or vcpu is null as in SQL, never -1", "[cli][json]") {
+    const std::string trace = " '" + sample("pveoi-on.dat") + "'";
+    for (const std::string& cmd : {" stats --json" + trace, " check --json" + trace, " predict --json" + trace}) {
+        INFO(cmd);
+        auto r = run(cli() + cmd);
+        CHECK(nlohmann::json::accept(r.out));
+    }
+    // events: one object per line; events of threads that run no vCPU have vcpu null
+    auto r = run(cli() + " events --json" + trace);
+    std::size_t nulls = 0, lines = 0;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line); ++lines) {
+        const auto j = nlohmann::json::parse(line);
+        CHECK_FALSE((j["vm"].is_number() && j["vm"] == -1));
+        CHECK_FALSE((j["vcpu"].is_number() && j["vcpu"] == -1));
+        nulls += j["vcpu"].is_null();  // an I/O thread of the VM: its vm is known, no vcpu
+    }
+    CHECK(lines == 136750);
+    CHECK(nulls > 0);
 }

@@ -558,6 +558,9 @@ TEST_CASE("query cannot write or attach or vacuum or leak addresses and streams 
     CHECK(timed.out.find("time limit of 0.3 s") != std::string::npos);
     CHECK(q("SELECT 1", "--limit 0").status == 64);
     CHECK(q("SELECT 1", "--timeout -1").status == 64);
+    // --json keeps SQLite's types, as sqlite3 -json does: numbers, null, text, blobs as hex
+    CHECK(q("SELECT 14 AS samples, 2.5 AS r, NULL AS n, 'x y' AS t, x'00ff' AS b, '14' AS s", " --json").out ==
+          "[{\"samples\":14,\"r\":2.5,\"n\":null,\"t\":\"x y\",\"b\":\"00ff\",\"s\":\"14\"}]\n");
     // a read leaves the directory as it found it
     CHECK_FALSE(std::filesystem::exists(path.string() + "-wal"));
     CHECK_FALSE(std::filesystem::exists(path.string() + "-shm"));

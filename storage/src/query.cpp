@@ -85,7 +85,7 @@ int check_deadline(void* d) {
 }  // namespace
 
 std::uint64_t Database::query(const std::string& sql, const std::function<void(const std::vector<std::string>&)>& on_columns,
-                              const std::function<void(const QueryRow&)>& on_row, const QueryLimits& limits) {
+                              const std::function<void(const QueryRow&, const QueryTypes&)>& on_row, const QueryLimits& limits) {
     std::string denied;
     sqlite3_set_authorizer(db_, &authorize, &denied);
     struct Unset {
@@ -116,6 +116,7 @@ std::uint64_t Database::query(const std::string& sql, const std::function<void(c
     if (on_columns) on_columns(columns);
     std::uint64_t delivered = 0;
     QueryRow row(static_cast<std::size_t>(n));
+    QueryTypes types(static_cast<std::size_t>(n));
     while (limits.max_rows == 0 || delivered < limits.max_rows) {
         const int rc = sqlite3_step(st);
         if (rc == SQLITE_DONE) break;
@@ -130,20 +131,27 @@ std::uint64_t Database::query(const std::string& sql, const std::function<void(c
             throw StorageError(std::string("SQL error: ") + sqlite3_errmsg(db_));
         }
         for (int c = 0; c < n; ++c) {
+            const int type = sqlite3_column_type(st, c);  // before the text conversion below changes it
             const auto* p = sqlite3_column_text(st, c);
             auto& cell = row[static_cast<std::size_t>(c)];
-            if (sqlite3_column_type(st, c) == SQLITE_NULL || !p) cell.reset();
-            else cell.emplace(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st, c)));
+            auto& t = types[static_cast<std::size_t>(c)];
+            if (type == SQLITE_NULL || !p) {
+                cell.reset();
+                t = CellType::Null;
+                continue;
+            }
+            cell.emplace(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(st, c)));
+            t = type == SQLITE_INTEGER ? CellType::Integer : type == SQLITE_FLOAT ? CellType::Real : type == SQLITE_BLOB ? CellType::Blob : CellType::Text;
         }
         ++delivered;
-        if (on_row) on_row(row);
+        if (on_row) on_row(row, types);
     }
     return delivered;
 }
 
 QueryResult Database::query(const std::string& sql) {
     QueryResult r;
-    query(sql, [&](const std::vector<std::string>& c) { r.columns = c; }, [&](const QueryRow& row) { r.rows.push_back(row); });
+    query(sql, [&](const std::vector<std::string>& c) { r.columns = c; }, [&](const QueryRow& row, const QueryTypes&) { r.rows.push_back(row); });
     return r;
 }
 

@@ -152,93 +152,76 @@ void print_text(const ReplayResult& r, const Trace& t) {
     print_latency(s);
 }
 
-void json_latency(std::ostream& o, const std::map<int, Latency>& m) {
-    JsonObject j(o);
+Json json_latency(const std::map<int, Latency>& m) {
+    Json j = Json::object();
     for (const auto& [vec, l] : m) {
         char k[8];
         std::snprintf(k, sizeof k, "0x%02x", vec);
-        JsonObject jl(j.key(k));
-        jl.key("count") << l.count;
-        jl.key("p50_ns") << l.p50;
-        jl.key("p90_ns") << l.p90;
-        jl.key("p99_ns") << l.p99;
-        jl.key("max_ns") << l.max;
+        j[k] = {{"count", l.count}, {"p50_ns", l.p50}, {"p90_ns", l.p90}, {"p99_ns", l.p99}, {"max_ns", l.max}};
     }
+    return j;
 }
 
-void json_stat(std::ostream& o, const StatValue& v) {
-    std::visit(
-        [&](const auto& x) {
+Json json_stat(const StatValue& v) {
+    return std::visit(
+        [](const auto& x) -> Json {
             using T = std::decay_t<decltype(x)>;
-            if constexpr (std::is_same_v<T, std::string_view>) json_string(o, x);
-            else if constexpr (std::is_same_v<T, const std::map<std::string, std::uint64_t>*>) json_counts(o, *x);
-            else if constexpr (std::is_same_v<T, const std::map<int, Latency>*>) json_latency(o, *x);
-            else o << x;
+            if constexpr (std::is_same_v<T, std::string_view>) return std::string(x);
+            else if constexpr (std::is_same_v<T, const std::map<std::string, std::uint64_t>*>) return json_counts(*x);
+            else if constexpr (std::is_same_v<T, const std::map<int, Latency>*>) return json_latency(*x);
+            else return x;
         },
         v);
 }
 
 // The summary: every kCheck statistic in list order; "a.b" keys nest under "a".
-void json_summary(std::ostream& o, const ReplayResult& r) {
-    JsonObject js(o);
+Json json_summary(const ReplayResult& r) {
+    Json js = Json::object();
     const auto list = statistics();
-    for (std::size_t i = 0; i < list.size();) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
         const auto& s = list[i];
-        if (!(s.outputs & kCheck)) {
-            ++i;
-            continue;
-        }
+        if (!(s.outputs & kCheck)) continue;
         const auto dot = s.key.find('.');
-        if (dot == std::string_view::npos) {
-            json_stat(js.key(s.key), stat_value(r, i++));
-            continue;
-        }
-        const auto group = s.key.substr(0, dot + 1);
-        JsonObject jg(js.key(s.key.substr(0, dot)));
-        for (; i < list.size() && list[i].key.substr(0, group.size()) == group; ++i)
-            if (list[i].outputs & kCheck) json_stat(jg.key(list[i].key.substr(group.size())), stat_value(r, i));
+        if (dot == std::string_view::npos) js[std::string(s.key)] = json_stat(stat_value(r, i));
+        else js[std::string(s.key.substr(0, dot))][std::string(s.key.substr(dot + 1))] = json_stat(stat_value(r, i));
     }
+    return js;
 }
 
 void print_json(const ReplayResult& r, const Trace& t) {
-    const auto line = [&t](JsonObject& j, std::uint64_t record) {
-        if (record < t.source_lines.size()) j.key("line") << t.source_lines[record];
+    const auto line = [&t](Json& j, std::uint64_t record) {
+        if (record < t.source_lines.size()) j["line"] = t.source_lines[record];
     };
-    std::ostream& o = std::cout;
-    {
-        JsonObject j(o);
-        j.key("findings") << '[';
-        for (std::size_t i = 0; i < r.findings.size(); ++i) {
-            const auto& f = r.findings[i];
-            if (i) o << ',';
-            JsonObject jf(o);
-            json_string(jf.key("rule"), rule_info(f.rule).id);
-            json_string(jf.key("severity"), to_string(rule_info(f.rule).severity));
-            jf.key("vm") << f.vm.value();
-            jf.key("vcpu") << f.vcpu.value();
-            jf.key("ts_ns") << f.ts.value();
-            jf.key("record") << f.record;
-            line(jf, f.record);
-            json_string(jf.key("expected"), f.expected);
-            json_string(jf.key("observed"), f.observed);
-            jf.key("chain") << '[';
-            for (std::size_t c = 0; c < f.chain.size(); ++c) {
-                if (c) o << ',';
-                JsonObject jc(o);
-                jc.key("record") << f.chain[c].first;
-                line(jc, f.chain[c].first);
-                json_string(jc.key("what"), f.chain[c].second);
-            }
-            o << ']';
-            if (!f.resync.empty()) json_string(jf.key("resync"), f.resync);
-            if (f.caused_by) jf.key("caused_by") << *f.caused_by;
+    Json findings = Json::array();
+    for (const auto& f : r.findings) {
+        Json jf;
+        jf["rule"] = rule_info(f.rule).id;
+        jf["severity"] = to_string(rule_info(f.rule).severity);
+        jf["vm"] = json_id(f.vm, kUnknownVm);
+        jf["vcpu"] = json_id(f.vcpu, kUnknownVcpu);
+        jf["ts_ns"] = f.ts.value();
+        jf["record"] = f.record;
+        line(jf, f.record);
+        jf["expected"] = f.expected;
+        jf["observed"] = f.observed;
+        Json chain = Json::array();
+        for (const auto& [rec, what] : f.chain) {
+            Json jc;
+            jc["record"] = rec;
+            line(jc, rec);
+            jc["what"] = what;
+            chain.push_back(std::move(jc));
         }
-        o << ']';
-        json_summary(j.key("summary"), r);
+        jf["chain"] = std::move(chain);
+        if (!f.resync.empty()) jf["resync"] = f.resync;
+        if (f.caused_by) jf["caused_by"] = *f.caused_by;
+        findings.push_back(std::move(jf));
     }
-    o << '\n';
+    Json j;
+    j["findings"] = std::move(findings);
+    j["summary"] = json_summary(r);
+    std::cout << json_text(j) << '\n';
 }
-
 
 struct CheckOptions {
     std::string trace, serial;

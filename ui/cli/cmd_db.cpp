@@ -21,6 +21,22 @@ namespace {
 
 using storage::Database;
 
+Json json_cell(const std::optional<std::string>& v, storage::CellType t) {
+    using storage::CellType;
+    if (!v || t == CellType::Null) return nullptr;
+    switch (t) {
+    case CellType::Integer: return std::stoll(*v);  // SQLite's text of an integer is exact
+    case CellType::Real: return std::strtod(v->c_str(), nullptr);
+    case CellType::Blob: {  // as hex text: JSON has no bytes
+        static const char* digits = "0123456789abcdef";
+        std::string hex;
+        for (unsigned char b : *v) (hex += digits[b >> 4]) += digits[b & 15];
+        return hex;
+    }
+    default: return *v;
+    }
+}
+
 void csv_cell(std::ostream& o, const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) {
         o << s;
@@ -182,23 +198,19 @@ int sessions(const std::string& db, bool json) {
     Database d(db, Database::Mode::ReadWrite);  // read-write so an older file gets migrated
     const auto list = d.sessions();
     if (json) {
-        std::cout << '[';
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const auto& s = list[i];
-            if (i) std::cout << ',';
-            JsonObject j(std::cout);
-            j.key("id") << s.id;
-            json_string(j.key("name"), s.name);
-            json_string(j.key("source"), s.source);
-            json_string(j.key("sha256"), s.sha256);
-            json_string(j.key("format"), s.format);
-            json_string(j.key("kernel"), s.kernel);
-            json_string(j.key("semantics"), s.semantics);
-            json_string(j.key("imported_at"), s.imported_at);
-            j.key("events") << s.events;
-            j.key("findings") << s.findings;
-        }
-        std::cout << "]\n";
+        Json all = Json::array();
+        for (const auto& s : list)
+            all.push_back({{"id", s.id},
+                           {"name", s.name},
+                           {"source", s.source},
+                           {"sha256", s.sha256},
+                           {"format", s.format},
+                           {"kernel", s.kernel},
+                           {"semantics", s.semantics},
+                           {"imported_at", s.imported_at},
+                           {"events", s.events},
+                           {"findings", s.findings}});
+        std::cout << json_text(all) << '\n';
         return kExitOk;
     }
     std::printf("%4s  %-28s %10s %8s  %-20s  %s\n", "id", "name", "events", "findings", "imported", "source");
@@ -237,14 +249,12 @@ int query(const QueryOptions& a) {
         }
         o << '\n';
     };
-    auto row = [&](const storage::QueryRow& r) {
-        if (json) {
+    auto row = [&](const storage::QueryRow& r, const storage::QueryTypes& types) {
+        if (json) {  // typed as SQLite stored each value, like sqlite3 -json
             if (rows++) o << ',';
-            JsonObject j(o);
-            for (std::size_t c = 0; c < columns.size(); ++c) {
-                if (r[c]) json_string(j.key(columns[c]), *r[c]);
-                else j.key(columns[c]) << "null";
-            }
+            Json j = Json::object();
+            for (std::size_t c = 0; c < columns.size(); ++c) j[columns[c]] = json_cell(r[c], types[c]);
+            o << json_text(j);
             return;
         }
         for (std::size_t c = 0; c < r.size(); ++c) {

@@ -24,29 +24,23 @@ int run(const std::string& trace, bool json) {
     const auto real_eois = s.real_eois();
     const auto exit_eois = real_eois - s.pv_eois;
     if (json) {
-        {
-            JsonObject j(std::cout);
-            j.key("exits") << s.exits;
-            {
-                JsonObject e(j.key("pv_eoi"));
-                e.key("on_in_capture") << (pv_eoi_on ? "true" : "false");
-                e.key("eois") << real_eois;
-                e.key("measured_exits_saved") << s.exits_saved_pv_eoi;
-                e.key("predicted_exits_saved") << s.predicted_pv_eoi_saved;
-                e.key("predicted_hit_rate") << (real_eois ? static_cast<double>(s.predicted_pv_eoi_saved + s.pv_eois) / static_cast<double>(real_eois) : 0.0);
-                e.key("measured_hit_rate") << s.pv_eoi_hit_rate;
-            }
-            {
-                JsonObject i(j.key("pv_ipi"));
-                i.key("on_in_capture") << (pv_ipi_on ? "true" : "false");
-                i.key("hypercalls") << s.pv_ipi_hypercalls;
-                i.key("measured_exits_saved") << s.exits_saved_pv_ipi;
-                i.key("icr_writes") << s.icr_ipis;
-                i.key("multi_destination_sends") << s.icr_sends_multi;
-                i.key("predicted_exits_saved") << s.predicted_pv_ipi_saved;
-            }
-        }
-        std::cout << '\n';
+        const double predicted_rate =
+            real_eois ? static_cast<double>(s.predicted_pv_eoi_saved + s.pv_eois) / static_cast<double>(real_eois) : 0.0;
+        Json j;
+        j["exits"] = s.exits;
+        j["pv_eoi"] = {{"on_in_capture", pv_eoi_on},
+                       {"eois", real_eois},
+                       {"measured_exits_saved", s.exits_saved_pv_eoi},
+                       {"predicted_exits_saved", s.predicted_pv_eoi_saved},
+                       {"predicted_hit_rate", predicted_rate},
+                       {"measured_hit_rate", s.pv_eoi_hit_rate}};
+        j["pv_ipi"] = {{"on_in_capture", pv_ipi_on},
+                       {"hypercalls", s.pv_ipi_hypercalls},
+                       {"measured_exits_saved", s.exits_saved_pv_ipi},
+                       {"icr_writes", s.icr_ipis},
+                       {"multi_destination_sends", s.icr_sends_multi},
+                       {"predicted_exits_saved", s.predicted_pv_ipi_saved}};
+        std::cout << json_text(j) << '\n';
         return kExitOk;
     }
     std::printf("%s: %llu exits, %llu EOIs of an in-service vector\n", shown_name(path).c_str(),

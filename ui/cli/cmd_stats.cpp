@@ -11,23 +11,12 @@
 namespace irqflow::cli {
 namespace {
 
-void json_exit_times(std::ostream& j, const std::map<std::string, ExitTime>& times) {
-    j << '{';
-    bool first = true;
-    for (const auto& [reason, t] : times) {
-        if (!first) j << ',';
-        first = false;
-        json_string(j, reason);
-        j << ':';
-        JsonObject o(j);
-        o.key("samples") << t.samples;
-        o.key("total_ns") << t.total_ns;
-        o.key("min_ns") << t.min_ns;
-        o.key("max_ns") << t.max_ns;
-        o.key("avg_ns") << static_cast<std::int64_t>(t.mean_ns + 0.5);
-        o.key("stderr_percent") << t.stderr_percent();
-    }
-    j << '}';
+Json json_exit_times(const std::map<std::string, ExitTime>& times) {
+    Json j = Json::object();
+    for (const auto& [reason, t] : times)
+        j[reason] = {{"samples", t.samples}, {"total_ns", t.total_ns}, {"min_ns", t.min_ns}, {"max_ns", t.max_ns},
+                     {"avg_ns", static_cast<std::int64_t>(t.mean_ns + 0.5)}, {"stderr_percent", t.stderr_percent()}};
+    return j;
 }
 
 // perf kvm stat report's main view: per exit reason the exits timed (an entry followed),
@@ -64,49 +53,37 @@ void print_exit_table(std::ostream& o, const std::map<std::string, ExitTime>& ti
 }
 
 void print_json(const Trace& t, const TraceSummary& s) {
-    std::ostream& o = std::cout;
-    {
-        JsonObject j(o);
-        json_string(j.key("source"), shown_name(t.meta.source));
-        json_string(j.key("format"), t.meta.format);
-        json_string(j.key("kernel"), t.meta.kernel_release);
-        json_string(j.key("clock"), t.meta.clock);
-        json_string(j.key("buffer"), t.meta.buffer);
-        j.key("host_cpus") << t.meta.host_cpus;
-        j.key("records") << s.records;
-        j.key("first_ts_ns") << s.first_ts;
-        j.key("last_ts_ns") << s.last_ts;
-        json_counts(j.key("events"), s.events);
-        j.key("lost_events") << s.lost_events;
-        j.key("lost_gaps") << s.lost_gaps;
-        j.key("lost_gaps_unknown_count") << s.lost_gaps_unknown;
-        j.key("unattributed_kvm_events") << s.unattributed;
-        json_counts(j.key("exits_by_reason"), s.exits_by_reason);
-        json_exit_times(j.key("exit_time_by_reason"), s.exit_time_by_reason);
-        j.key("vcpus") << '[';
-        for (std::size_t i = 0; i < s.vcpus.size(); ++i) {
-            const auto& v = s.vcpus[i];
-            if (i) o << ',';
-            JsonObject jv(o);
-            jv.key("vm") << v.vm.value();
-            jv.key("vcpu") << v.vcpu.value();
-            jv.key("tid") << v.tid.value();
-            jv.key("apic_id") << v.apic.value();
-            jv.key("apic_id_from_trace") << (v.apic_from_trace ? "true" : "false");
-            jv.key("events") << v.events;
-            json_counts(jv.key("by_name"), v.by_name);
-            json_counts(jv.key("exits_by_reason"), v.exits_by_reason);
-            json_exit_times(jv.key("exit_time_by_reason"), v.exit_time_by_reason);
-        }
-        o << ']';
-        j.key("warnings") << '[';
-        for (std::size_t i = 0; i < t.meta.warnings.size(); ++i) {
-            if (i) o << ',';
-            json_string(o, t.meta.warnings[i]);
-        }
-        o << ']';
-    }
-    o << '\n';
+    Json j;
+    j["source"] = shown_name(t.meta.source);
+    j["format"] = t.meta.format;
+    j["kernel"] = t.meta.kernel_release;
+    j["clock"] = t.meta.clock;
+    j["buffer"] = t.meta.buffer;
+    j["host_cpus"] = t.meta.host_cpus;
+    j["records"] = s.records;
+    j["first_ts_ns"] = s.first_ts;
+    j["last_ts_ns"] = s.last_ts;
+    j["events"] = json_counts(s.events);
+    j["lost_events"] = s.lost_events;
+    j["lost_gaps"] = s.lost_gaps;
+    j["lost_gaps_unknown_count"] = s.lost_gaps_unknown;
+    j["unattributed_kvm_events"] = s.unattributed;
+    j["exits_by_reason"] = json_counts(s.exits_by_reason);
+    j["exit_time_by_reason"] = json_exit_times(s.exit_time_by_reason);
+    Json vcpus = Json::array();
+    for (const auto& v : s.vcpus)
+        vcpus.push_back({{"vm", json_id(v.vm, kUnknownVm)},
+                         {"vcpu", json_id(v.vcpu, kUnknownVcpu)},
+                         {"tid", v.tid.value()},
+                         {"apic_id", v.apic.value()},
+                         {"apic_id_from_trace", v.apic_from_trace},
+                         {"events", v.events},
+                         {"by_name", json_counts(v.by_name)},
+                         {"exits_by_reason", json_counts(v.exits_by_reason)},
+                         {"exit_time_by_reason", json_exit_times(v.exit_time_by_reason)}});
+    j["vcpus"] = std::move(vcpus);
+    j["warnings"] = t.meta.warnings;
+    std::cout << json_text(j) << '\n';
 }
 
 std::uint64_t total(const std::map<std::string, std::uint64_t>& m) {

@@ -75,24 +75,21 @@ void print_event_text(std::ostream& o, const Trace& t, const Event& e) {
 }
 
 void print_event_json(std::ostream& o, const Trace& t, const Event& e) {
-    {
-        JsonObject j(o);
-        j.key("record") << e.record;
-        j.key("ts_ns") << e.ts.value();
-        j.key("cpu") << e.cpu.value();
-        j.key("tid") << e.tid.value();
-        j.key("vm") << e.vm.value();
-        j.key("vcpu") << e.vcpu.value();
-        json_string(j.key("name"), t.name(e.name_id));
-        const auto& info = kind_info(e.kind);
-        {
-            JsonObject f(j.key("fields"));
-            for (std::size_t i = 0; i < info.nfields; ++i)
-                if (auto v = e.get(static_cast<int>(i))) f.key(info.fields[i]) << *v;
-        }
-        if (e.kind == EventKind::Exit) json_string(j.key("exit_reason_name"), exit_reason_name(e));
-    }
-    o << '\n';
+    Json j;
+    j["record"] = e.record;
+    j["ts_ns"] = e.ts.value();
+    j["cpu"] = e.cpu.value();
+    j["tid"] = e.tid.value();
+    j["vm"] = json_id(e.vm, kUnknownVm);
+    j["vcpu"] = json_id(e.vcpu, kUnknownVcpu);
+    j["name"] = t.name(e.name_id);
+    const auto& info = kind_info(e.kind);
+    Json f = Json::object();
+    for (std::size_t i = 0; i < info.nfields; ++i)
+        if (auto v = e.get(static_cast<int>(i))) f[std::string(info.fields[i])] = *v;
+    j["fields"] = std::move(f);
+    if (e.kind == EventKind::Exit) j["exit_reason_name"] = exit_reason_name(e);
+    o << json_text(j) << '\n';
 }
 
 void print_serial_text(std::ostream& o, const SerialLine& l, VmId vm) {
@@ -102,17 +99,14 @@ void print_serial_text(std::ostream& o, const SerialLine& l, VmId vm) {
 }
 
 void print_serial_json(std::ostream& o, const SerialLine& l, VmId vm) {
-    {
-        JsonObject j(o);
-        json_string(j.key("name"), "serial");
-        j.key("line") << l.line;
-        if (l.host_ts) j.key("ts_ns") << l.host_ts->value();
-        else j.key("ts_ns") << "null";
-        j.key("vm") << vm.value();
-        json_string(j.key("alignment"), to_string(l.alignment));
-        json_string(j.key("text"), l.text);
-    }
-    o << '\n';
+    Json j;
+    j["name"] = "serial";
+    j["line"] = l.line;
+    j["ts_ns"] = l.host_ts ? Json(l.host_ts->value()) : Json(nullptr);
+    j["vm"] = json_id(vm, kUnknownVm);
+    j["alignment"] = to_string(l.alignment);
+    j["text"] = l.text;
+    o << json_text(j) << '\n';
 }
 
 }  // namespace irqflow::ui

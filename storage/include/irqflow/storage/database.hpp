@@ -33,6 +33,10 @@ struct SessionInfo {
 };
 
 using QueryRow = std::vector<std::optional<std::string>>;  // nullopt = NULL
+// What SQLite stored in each cell of a row (its storage class), so a JSON writer can
+// emit numbers as numbers, as `sqlite3 -json` does.
+enum class CellType : std::uint8_t { Null, Integer, Real, Text, Blob };
+using QueryTypes = std::vector<CellType>;
 struct QueryResult {
     std::vector<std::string> columns;
     std::vector<QueryRow> rows;
@@ -101,7 +105,7 @@ public:
     // are handed over as they are stepped, never collected; stops quietly after
     // limits.max_rows and with an error after limits.timeout_s. Returns the rows given.
     std::uint64_t query(const std::string& sql, const std::function<void(const std::vector<std::string>&)>& on_columns,
-                        const std::function<void(const QueryRow&)>& on_row, const QueryLimits& limits = {});
+                        const std::function<void(const QueryRow&, const QueryTypes&)>& on_row, const QueryLimits& limits = {});
     // The same, collected (tests, small results).
     QueryResult query(const std::string& sql);
     // PRAGMA quick_check; throws StorageError naming the file and the first problem.
