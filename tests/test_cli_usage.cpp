@@ -188,3 +188,20 @@ TEST_CASE("JSON: one library for every command, an unknown vm or vcpu is null as
     CHECK(lines == 136750);
     CHECK(nulls > 0);
 }
+
+TEST_CASE("rm gives the space back when most of the file is free, and what remains stays whole", "[cli][storage]") {
+    const auto db = scratch("shrink.db");
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + ext);
+    const std::string to = " --db '" + db.string() + "' ";
+    REQUIRE(run(cli() + " import" + to + "'" + sample("pit.dat") + "'").status == 0);
+    REQUIRE(run(cli() + " import" + to + "'" + sample("xapic.dat") + "'").status == 0);
+    const auto full = std::filesystem::file_size(db);
+    auto r = run(cli() + " rm" + to + "2");
+    CHECK(r.status == 0);
+    CHECK(r.out.find(" MB -> ") != std::string::npos);
+    CHECK(std::filesystem::file_size(db) < full * 3 / 4);
+    CHECK_FALSE((std::filesystem::exists(db.string() + "-wal") && std::filesystem::file_size(db.string() + "-wal") > 0));
+    // session 1 is all there
+    const auto count = run(cli() + " query" + to + "\"SELECT count(*) FROM events WHERE session = 1\"").out;
+    CHECK(count == "count(*)\n186452\n");
+}

@@ -186,4 +186,24 @@ bool Database::remove_session(const std::string& id_or_name) {
     return true;
 }
 
+std::int64_t Database::file_bytes() {
+    Stmt pages(db_, "PRAGMA page_count"), size(db_, "PRAGMA page_size");
+    pages.row();
+    size.row();
+    return pages.i64(0) * size.i64(0);
+}
+
+bool Database::shrink_if_mostly_free(double free_fraction) {
+    {
+        Stmt free_pages(db_, "PRAGMA freelist_count"), pages(db_, "PRAGMA page_count");  // finalized before VACUUM
+        free_pages.row();
+        pages.row();
+        if (pages.i64(0) == 0 || static_cast<double>(free_pages.i64(0)) < free_fraction * static_cast<double>(pages.i64(0))) return false;
+    }
+    exec("VACUUM");
+    // the WAL now holds the rewritten file: fold it in and cut it to nothing
+    sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    return true;
+}
+
 }  // namespace irqflow::storage

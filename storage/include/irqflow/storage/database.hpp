@@ -100,6 +100,11 @@ public:
                                const std::function<void(const Event&)>& each = {});
     // Removes a session by id or name; false when there is none.
     bool remove_session(const std::string& id_or_name);
+    // The file's size in pages, and the rewrite that gives space back to the file system
+    // (VACUUM) when at least `free_fraction` of it is free pages after removals; below
+    // that the free pages stay for the next import. True when it shrank.
+    std::int64_t file_bytes();
+    bool shrink_if_mostly_free(double free_fraction = 0.25);
     // Runs one read-only statement (storage/README.md, "query"): anything that could
     // write, attach, vacuum or reach outside the file is refused before it runs. Rows
     // are handed over as they are stepped, never collected; stops quietly after
