@@ -5,6 +5,7 @@
 
 #include "edit_events.hpp"
 #include "helpers.hpp"
+#include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/serial.hpp"
 
@@ -122,6 +123,28 @@ TEST_CASE("lines the UART writes miss are placed with an offset fitted on the ex
     CHECK(fitted >= 3);
     CHECK(worst < 50'000'000);  // within 50 ms of the exact UART time
     CHECK(log.method.find("fitted") != std::string::npos);
+}
+
+TEST_CASE("a trace.dat or perf.data given as the serial log is refused, naming the file", "[serial][badinput]") {
+    for (const std::string& f : {sample("pveoi-on.dat"), sample("pveoi-on-midflight-v6.dat")}) {
+        INFO(f);
+        try {
+            read_serial_log(f);
+            FAIL("accepted a trace.dat as a console log");
+        } catch (const irqflow::InputError& e) {
+            CHECK(std::string(e.what()) == f + ": byte 0: binary data, not a text console log (this is a trace.dat)");
+        }
+    }
+    auto perf = scratch("perf.data");
+    write_file(perf, std::string("PERFILE2") + std::string(100, '\0'));
+    CHECK_THROWS_AS(read_serial_log(perf.string()), irqflow::InputError);
+    // a stray NUL from firmware in a real console log is not binary
+    auto stray = scratch("stray-nul.log");
+    const char text[] = "SeaBIOS\0 (version 1.16)\n";
+    std::string log(text, sizeof text - 1);
+    for (int i = 0; i < 20; ++i) log += "[    0.000000] Linux version 6.1.0 (a line of a real boot log)\n";
+    write_file(stray, log);
+    CHECK(read_serial_log(stray.string()).lines.size() == 21);
 }
 
 TEST_CASE("a log that is not this guest's console is placed nowhere, and says why", "[serial][samples][badinput]") {

@@ -80,6 +80,14 @@ SerialLog read_serial_log(const std::string& path) {
     SerialLog log;
     log.source = path;
     log.bytes.assign(std::istreambuf_iterator<char>(in), {});
+    // A console log is text. A trace.dat or perf.data given by mistake (or anything
+    // mostly NUL bytes) is refused: aligning it would place garbage lines. A stray NUL
+    // from firmware on a real console is fine.
+    const bool dat = log.bytes.rfind("\x17\x08\x44tracing", 0) == 0, perf = log.bytes.rfind("PERFILE2", 0) == 0;
+    const std::string_view head(log.bytes.data(), std::min<std::size_t>(log.bytes.size(), 65536));
+    if (dat || perf || static_cast<std::size_t>(std::count(head.begin(), head.end(), '\0')) * 100 > head.size())
+        throw InputError(path, {InputPosition::Unit::Byte, 0},
+                         std::string("binary data, not a text console log") + (dat ? " (this is a trace.dat)" : perf ? " (this is a perf.data)" : ""));
     std::size_t start = 0;
     std::uint64_t lineno = 0;
     while (start < log.bytes.size()) {
