@@ -205,3 +205,18 @@ TEST_CASE("rm gives the space back when most of the file is free, and what remai
     const auto count = run(cli() + " query" + to + "\"SELECT count(*) FROM events WHERE session = 1\"").out;
     CHECK(count == "count(*)\n186452\n");
 }
+
+TEST_CASE("events name numeric fields as the kernel's print format does, next to the number", "[cli][events]") {
+    const std::string trace = " '" + sample("xapic.dat") + "'";
+    const auto text = run(cli() + " events" + trace).out;
+    for (const char* s : {"dm=5(INIT) tm=0(edge)", "shorthand=3(all-but-self)", "kvm_apic rw=0(read) reg=0xf0(SPIV)",
+                          "kvm_msr write=1(write)", "kvm_pio rw=1(out)", "kvm_mmio type=1(read)", "reason=2(IO) errno=0",
+                          "reason=0(restart) errno=-4", "dest_mode=0(physical)", "exit_reason=0x400(EXIT_NPF)"}) {
+        INFO(s);
+        CHECK(text.find(s) != std::string::npos);
+    }
+    const auto json = run(cli() + " events --json --kind kvm_mmio" + trace).out;
+    const auto first = nlohmann::json::parse(json.substr(0, json.find('\n')));
+    CHECK(first["fields"]["type"] == 1);  // the number stays, the name comes beside it
+    CHECK(first["names"]["type"] == "read");
+}

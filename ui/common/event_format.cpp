@@ -5,6 +5,7 @@
 #include <string>
 
 #include "irqflow/capture/exit_reasons.hpp"
+#include "irqflow/capture/field_values.hpp"
 #include "json.hpp"
 
 namespace irqflow::ui {
@@ -50,10 +51,11 @@ std::string event_fields_text(const Trace& t, const Event& e) {
         if (!v) continue;
         if (!o.empty()) o += ' ';
         o.append(info.fields[i]).append("=").append(value_text(info.fields[i], *v));
-        if (e.kind == EventKind::Exit && i == slot::exit_reason) {
-            auto name = exit_reason_name(e);
-            if (!name.empty()) o.append("(").append(name).append(")");
-        }
+        // the number, then its name as the kernel's print format spells it
+        const std::string name = e.kind == EventKind::Exit && i == slot::exit_reason
+                                     ? std::string(exit_reason_name(e))
+                                     : std::string(field_value_name(e, static_cast<int>(i)));
+        if (!name.empty()) o.append("(").append(name).append(")");
     }
     if (e.kind == EventKind::Other && e.raw_len) {
         if (!o.empty()) o += ' ';
@@ -89,6 +91,11 @@ void print_event_json(std::ostream& o, const Trace& t, const Event& e) {
         if (auto v = e.get(static_cast<int>(i))) f[std::string(info.fields[i])] = *v;
     j["fields"] = std::move(f);
     if (e.kind == EventKind::Exit) j["exit_reason_name"] = exit_reason_name(e);
+    Json names = Json::object();  // numeric fields' names, as the kernel prints them
+    for (std::size_t i = 0; i < info.nfields; ++i)
+        if (auto v = e.get(static_cast<int>(i)))
+            if (const auto n = field_value_name(e, static_cast<int>(i)); !n.empty()) names[std::string(info.fields[i])] = n;
+    if (!names.empty()) j["names"] = std::move(names);
     o << json_text(j) << '\n';
 }
 
