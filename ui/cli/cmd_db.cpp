@@ -137,7 +137,8 @@ int import(const ImportOptions& a) {
     });
     Steps steps;
     auto progress = [&steps](const storage::ImportProgress& p) { steps.progress(p.done, p.total); };
-    const std::string session_name = !a.name.empty() ? a.name : a.trace == "-" ? "stdin" : std::filesystem::path(path).filename().string();
+    // by default the file's name as given ("-": stdin), never the temporary copy of a pipe
+    const std::string session_name = !a.name.empty() ? a.name : a.trace == "-" ? "stdin" : std::filesystem::path(a.trace).filename().string();
     // A name the user chose is theirs: taken, it is an error; the file's name gets -2, -3…
     const auto clash = a.name.empty() ? storage::NameClash::Suffix : storage::NameClash::Refuse;
     LoadOptions lo;
@@ -147,7 +148,7 @@ int import(const ImportOptions& a) {
     std::size_t findings = 0;
     std::string stored_name = session_name;
     if (!a.serial.empty()) {  // aligning the serial log needs the whole trace (capture/README.md, "Streaming")
-        steps.begin("loading and replaying " + path);
+        steps.begin("loading and replaying " + shown_name(path));
         Trace t = load_trace(path, lo);
         t.meta.source = shown_name(path);
         SerialLog serial = read_serial_log(a.serial);
@@ -162,7 +163,7 @@ int import(const ImportOptions& a) {
         records = t.records();
         findings = r.findings.size();
     } else {  // streamed: events go to the database as they are decoded, never held
-        steps.begin("reading " + path + " (vCPUs, lost events)");
+        steps.begin("reading " + shown_name(path) + " (vCPUs, lost events)");
         std::uint64_t seen = 0;
         const EventSink count = [&](const Event&) {
             if (++seen % 65536 == 0) steps.progress(seen, 0);
