@@ -140,7 +140,7 @@ void add_stats(CLI::App& app, Commands& out) {
                                  "counts per event name and per vCPU, lost events, and VM exits per reason with their time in the "
                                  "host (perf kvm stat report's view)");
     add_trace(*c, a->trace);
-    add_vcpu(*c, a->vcpu)->description("only this vCPU's exits (perf kvm stat report --vcpu N), decimal");
+    add_vcpu(*c, a->vcpu)->description("only this vCPU's exit table (perf kvm stat report --vcpu N), decimal; --json always has every vCPU under \"vcpus\"");
     c->add_flag("--json", a->json, "one JSON document (times in ns)");
     c->footer(examples({"irqflow stats samples/pveoi-on.dat", "irqflow stats samples/pveoi-on.dat --vcpu 1",
                         "irqflow stats trace.dat --json | jq .exit_time_by_reason"}));
