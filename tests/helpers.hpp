@@ -89,8 +89,13 @@ inline std::string read_file(const std::string& p) {
 }
 
 // Event name → count, as `trace-cmd report` prints them (the reference reader).
-inline std::map<std::string, std::uint64_t> report_counts(const std::string& path) {
-    std::map<std::string, std::uint64_t> counts;
+// The event lines of `trace-cmd report FILE`, in its order: "<task>-<pid> [cpu] ts: name: info".
+struct ReportLine {
+    std::string name;
+    std::string info;  // leading padding and trailing blanks removed
+};
+inline std::vector<ReportLine> report_lines(const std::string& path) {
+    std::vector<ReportLine> lines;
     auto r = run("trace-cmd report '" + path + "'");
     std::size_t pos = 0;
     while (pos < r.out.size()) {
@@ -98,15 +103,23 @@ inline std::map<std::string, std::uint64_t> report_counts(const std::string& pat
         if (nl == std::string::npos) nl = r.out.size();
         std::string_view line(r.out.data() + pos, nl - pos);
         pos = nl + 1;
-        // "<task>-<pid> [cpu] ts: name: info"
         std::size_t ts_colon = line.find(": ");
         if (line.find(" [") == std::string_view::npos || ts_colon == std::string_view::npos) continue;
         std::size_t name_end = line.find(':', ts_colon + 2);
         if (name_end == std::string_view::npos) continue;
         std::string_view name = line.substr(ts_colon + 2, name_end - ts_colon - 2);
         while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-        ++counts[std::string(name)];
+        std::string_view info = line.substr(name_end + 1);
+        while (!info.empty() && info.front() == ' ') info.remove_prefix(1);
+        while (!info.empty() && (info.back() == ' ' || info.back() == '\r')) info.remove_suffix(1);
+        lines.push_back({std::string(name), std::string(info)});
     }
+    return lines;
+}
+
+inline std::map<std::string, std::uint64_t> report_counts(const std::string& path) {
+    std::map<std::string, std::uint64_t> counts;
+    for (const auto& l : report_lines(path)) ++counts[l.name];
     return counts;
 }
 

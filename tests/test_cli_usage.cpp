@@ -220,3 +220,16 @@ TEST_CASE("events name numeric fields as the kernel's print format does, next to
     CHECK(first["fields"]["type"] == 1);  // the number stays, the name comes beside it
     CHECK(first["names"]["type"] == "read");
 }
+
+TEST_CASE("events irqflow does not model print their info as trace-cmd report does, text and JSON", "[cli][events]") {
+    const std::string trace = " '" + sample("xapic.dat") + "'";
+    const auto text = run(cli() + " events --kind kvm_cpuid" + trace).out;
+    CHECK(text.find("kvm_cpuid func 40000000 idx ") != std::string::npos);
+    CHECK(text.find("raw_bytes") == std::string::npos);
+    // kvm_emulate_insn is printed by libtraceevent's kvm plugin, as in trace-cmd report
+    CHECK(run(cli() + " events --kind kvm_emulate_insn" + trace).out.find(" kvm_emulate_insn f0000:ec2f: 0f 20 c1\n") !=
+          std::string::npos);
+    const auto json = run(cli() + " events --json --kind kvm_fpu" + trace).out;
+    const auto first = nlohmann::json::parse(json.substr(0, json.find('\n')));
+    CHECK(first["info"] == "load");
+}

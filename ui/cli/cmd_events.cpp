@@ -37,7 +37,9 @@ void validate(const EventsOptions& a, const Trace& t) {
 }
 
 int run(const EventsOptions& a) {
-    Trace t = load_trace(readable_trace(a.trace));
+    LoadOptions lo;
+    lo.other_event_info = true;  // every event printed with its fields, as trace-cmd report does
+    Trace t = load_trace(readable_trace(a.trace), lo);
     validate(a, t);
     std::optional<SerialLog> serial;
     if (!a.serial.empty()) {

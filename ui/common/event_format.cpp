@@ -57,11 +57,11 @@ std::string event_fields_text(const Trace& t, const Event& e) {
                                      : std::string(field_value_name(e, static_cast<int>(i)));
         if (!name.empty()) o.append("(").append(name).append(")");
     }
-    if (e.kind == EventKind::Other && e.raw_len) {
-        if (!o.empty()) o += ' ';
-        auto raw = t.raw_of(e);
-        if (t.meta.format.find("text") != std::string::npos) o.append(raw);
-        else o.append("raw_bytes=").append(std::to_string(raw.size()));
+    if (e.kind == EventKind::Other) {
+        if (const auto printed = t.raw_of(e); !printed.empty()) {
+            if (!o.empty()) o += ' ';
+            o.append(printed);
+        }
     }
     return o;
 }
@@ -96,6 +96,8 @@ void print_event_json(std::ostream& o, const Trace& t, const Event& e) {
         if (auto v = e.get(static_cast<int>(i)))
             if (const auto n = field_value_name(e, static_cast<int>(i)); !n.empty()) names[std::string(info.fields[i])] = n;
     if (!names.empty()) j["names"] = std::move(names);
+    if (e.kind == EventKind::Other)
+        if (const auto printed = t.raw_of(e); !printed.empty()) j["info"] = printed;  // as trace-cmd report prints it
     o << json_text(j) << '\n';
 }
 

@@ -53,9 +53,8 @@ struct Event {
     EventKind kind = EventKind::Other;
     std::uint16_t name_id = 0;  // index into Trace::names
     std::uint16_t present = 0;  // bit i set = field slot i exists in this kernel's event
-    // Other events: from text, the printed info at Trace::raw[raw_off, +raw_len); from a
-    // trace.dat, the record's size and the file offset of the page holding it (the
-    // payload is not copied: nothing reads it).
+    // Other events: their printed info at Trace::raw[raw_off, +raw_len) when the reader
+    // kept it (text always; trace.dat with LoadOptions::other_event_info), else 0, 0.
     std::uint64_t raw_off = 0;
     std::uint32_t raw_len = 0;
     std::array<std::int64_t, kMaxFields> f{};

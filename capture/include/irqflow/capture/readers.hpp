@@ -18,6 +18,10 @@ struct LoadOptions {
     // loader). A program that loads on a background thread calls check_trace_headers
     // on its main thread first, then loads with headers_checked.
     bool headers_checked = false;
+    // Keep the info of events irqflow does not model as trace-cmd report prints it
+    // (Trace::raw_of), for a trace.dat loaded whole. Text sources always keep it. Off by
+    // default: printing costs about a microsecond per event and the text is kept in memory.
+    bool other_event_info = false;
 };
 
 // trace.dat v6/v7 through libtracecmd; all buffer instances merged in time order.

@@ -49,7 +49,7 @@ public:
     TraceMeta meta;
     EventStore events;
     std::vector<VmInfo> vms;
-    // Text readers: the printed info of Other events (Event::raw_off/raw_len index it).
+    // The printed info of Other events, when kept (Event::raw_off/raw_len index it).
     std::string raw;
     // Host thread names as the source recorded them (cmdlines / report task column).
     std::unordered_map<std::int32_t, std::string> comms;
@@ -64,7 +64,7 @@ public:
     std::uint16_t intern(std::string_view name);
     const std::string& name(std::uint16_t id) const { return names_[id]; }
     std::size_t name_count() const { return names_.size(); }
-    // The printed info of a text source's Other event; empty for trace.dat events.
+    // The printed info of an Other event; empty when the reader did not keep it.
     std::string_view raw_of(const Event& e) const {
         if (e.raw_off > raw.size()) return {};
         return std::string_view(raw).substr(e.raw_off, e.raw_len);
