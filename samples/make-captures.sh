@@ -22,7 +22,8 @@ mkdir -p "$cache" "$out"
 out=$(cd "$out" && pwd)
 
 # name | extra -cpu properties | extra guest cmdline | extra trace-cmd record options |
-#   vCPUs (default 4) | extra QEMU options | L1 setup before the run | recorder niceness
+#   vCPUs (default 4) | extra QEMU options | L1 setup before the run | recorder niceness |
+#   command trace-cmd runs under
 all_variants='pveoi-on||
 pveoi-off|,kvm-pv-eoi=off|
 pvipi-off|,kvm-pv-ipi=off|
@@ -33,6 +34,7 @@ instance||| -B irqflow
 lossy||| -b 4|||hogs|19
 pvspin||irqflow.rounds=2||6||slices
 pit||noapictimer|
+kvmstat||||||perfstat||perf kvm stat record -o /out/kvmstat.perf --
 long||irqflow.rounds=12|'
 # lossy: a 4 KiB ring buffer, the recorder at nice 19 (the guest back at nice 0) and
 #   two busy loops at nice 5 starving it: ~half the events lost, in many gaps.
@@ -42,6 +44,9 @@ long||irqflow.rounds=12|'
 #   mode on IOAPIC pin 2 (vector 0x30), the pin where the in-kernel PIT registered its ack
 #   notifier, so each EOI of 0x30 goes on to the IOAPIC. (With -machine hpet=off this
 #   guest kept its local APIC timer and never used the PIT.)
+# kvmstat: `perf kvm stat record` around the same run, so kvmstat-perf-kvm-stat.txt
+#   holds perf's own report of the very exits in kvmstat.dat (README: irqflow stats next
+#   to it).
 # "long" (a ~2M-event capture for benchmarks, not committed) runs only when named.
 if [ $# -eq 0 ]; then set -- $(echo "$all_variants" | cut -d'|' -f1 | grep -v '^long$'); fi
 if [ $# -gt 0 ]; then
@@ -62,18 +67,22 @@ mirror() {  # the Debian mirror this host's apt already uses (no host is hard-co
   echo "${m:?no Debian mirror found in /etc/apt}"
 }
 
-# --- L1/L2 root filesystem: Debian kernel, QEMU, trace-cmd ------------------------
+# --- L1/L2 root filesystem: Debian kernel, QEMU, trace-cmd, perf -----------------
 rootfs=$cache/rootfs
+l1_pkgs="linux-image-amd64 qemu-system-x86 trace-cmd kmod busybox-static linux-perf"
 if [ ! -e "$rootfs/.done" ]; then
   rm -rf "$rootfs"
   debootstrap --variant=minbase "$suite" "$rootfs" "$(mirror)"
+  touch "$rootfs/.done"
+fi
+# packages added to the list after a cache was built are installed into it
+missing=$(for p in $l1_pkgs; do chroot "$rootfs" dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+if [ -n "$missing" ]; then
   mount -t proc proc "$rootfs/proc"
   trap 'umount "$rootfs/proc" 2>/dev/null || true' EXIT
-  chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-    --no-install-recommends linux-image-amd64 qemu-system-x86 trace-cmd kmod busybox-static
+  chroot "$rootfs" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
   umount "$rootfs/proc"; trap - EXIT
   chroot "$rootfs" apt-get clean
-  touch "$rootfs/.done"
 fi
 kver=$(ls "$rootfs/lib/modules" | sort -V | tail -1)
 vmlinuz=$rootfs/boot/vmlinuz-$kver
@@ -106,11 +115,11 @@ gcc -O2 -static -pthread -o "$l2/bin/ipi-storm" "$here/ipi-storm.c"
 (cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/l2-initrd.gz"
 
 run_l2_cmd() {  # $1 variant line, $2 dir for outputs, $3 kernel, $4 initrd, $5 disk
-  local name cpu append topts smp qopts setup nice pre=
-  IFS='|' read -r name cpu append topts smp qopts setup nice <<< "$1"
+  local name cpu append topts smp qopts setup nice wrap pre=
+  IFS='|' read -r name cpu append topts smp qopts setup nice wrap <<< "$1"
   if [ -n "$nice" ]; then pre="nice -n $nice"; fi
   # the recorder alone is niced: the guest's nice -n -$nice brings it back to 0
-  echo "$pre trace-cmd record -e kvm $topts -o $2/$name.dat -- ${nice:+nice -n -$nice} timeout 300 qemu-system-x86_64 -enable-kvm" \
+  echo "$pre $wrap trace-cmd record -e kvm $topts -o $2/$name.dat -- ${nice:+nice -n -$nice} timeout 300 qemu-system-x86_64 -enable-kvm" \
        "-M pc -cpu host$cpu -smp ${smp:-4} -m 256 $qopts -nodefaults -display none -monitor none -no-reboot" \
        "-kernel $3 -initrd $4 -drive file=$5,if=virtio,format=raw" \
        "-chardev stdio,id=ser,signal=off,logfile=$2/$name-serial.log -serial chardev:ser" \
@@ -152,6 +161,10 @@ dd if=/dev/urandom of="$stage/irqflow/disk.img" bs=1M count=4 status=none
   # busy loops that starve a niced recorder (lossy)
   echo 'hogs() { nice -n 5 sh -c "while :; do :; done" & H1=$!; nice -n 5 sh -c "while :; do :; done" & H2=$!; }'
   echo 'unhogs() { kill $H1 $H2; }'
+  # perf kvm stat's reports of the run it recorded (kvmstat), all vCPUs and vCPU 1
+  echo 'perfstat() { :; }'
+  echo 'unperfstat() { perf kvm -i /out/kvmstat.perf stat report > /out/kvmstat-perf-kvm-stat.txt 2>&1
+    perf kvm -i /out/kvmstat.perf stat report --vcpu 1 > /out/kvmstat-perf-kvm-stat-vcpu1.txt 2>&1; }'
   echo "$variants" | while IFS= read -r v; do
     [ -n "$v" ] || continue
     setup=$(echo "$v" | cut -d'|' -f7)
@@ -179,4 +192,7 @@ timeout 3600 qemu-system-x86_64 -accel tcg,thread=multi -cpu qemu64,+svm,+npt -s
   | tee "$cache/l1-console.log"
 rm -rf "$cache/outdir"; mkdir -p "$cache/outdir"
 debugfs -R "rdump / $cache/outdir" "$outimg" >/dev/null 2>&1
-cp -v "$cache"/outdir/*.dat "$cache"/outdir/*-serial.log "$cache"/outdir/host-kernel.txt "$out"/
+for f in "$cache"/outdir/*.dat "$cache"/outdir/*-serial.log "$cache"/outdir/*-perf-kvm-stat*.txt \
+         "$cache"/outdir/host-kernel.txt; do
+  if [ -e "$f" ]; then cp -v "$f" "$out"/; fi
+done

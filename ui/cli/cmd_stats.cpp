@@ -49,7 +49,8 @@ void print_exit_table(std::ostream& o, const std::map<std::string, ExitTime>& ti
                   us(static_cast<double>(total)));
     o << line;
     if (exits > samples)
-        o << "(" << exits - samples << " exits not timed: no entry of their vCPU followed before the trace or a lost-event gap)\n";
+        o << "(" << exits - samples << (exits - samples == 1 ? " exit" : " exits")
+          << " not timed: no entry of the vCPU followed before the trace ended or a lost-event gap began)\n";
 }
 
 void print_json(const Trace& t, const TraceSummary& s) {
