@@ -188,28 +188,6 @@ void read_with_libtracecmd(const std::string& path, tracecmd_input* top, const R
     if (ctx.error) throw *ctx.error;
 }
 
-// libtraceevent's print plugins, unloaded before the handle that loaded them closes.
-class Plugins {
-public:
-    Plugins() = default;
-    Plugins(const Plugins&) = delete;
-    Plugins& operator=(const Plugins&) = delete;
-    ~Plugins() {
-        if (list_) tep_unload_plugins(list_, tep_);
-    }
-    void load(tep_handle* tep) {
-        tep_ = tep;
-        // opened with kOpenFlags, the handle refuses plugins until told otherwise
-        tep_clear_flag(tep, TEP_DISABLE_SYS_PLUGINS);
-        tep_clear_flag(tep, TEP_DISABLE_PLUGINS);
-        list_ = tep_load_plugins(tep);
-    }
-
-private:
-    tep_handle* tep_ = nullptr;
-    tep_plugin_list* list_ = nullptr;
-};
-
 // A latency tracer's file (trace-cmd record -p irqsoff / wakeup…) stores the tracer's
 // printed text, with times relative to the start of the worst section, instead of
 // event records. libtracecmd's record iterator crashes on it, and there are no KVM
@@ -276,10 +254,10 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     Batch b;
     b.sink = sink;
     b.wants_fields = wants_fields;
-    Plugins plugins;
+    std::optional<EventPrinter> printer;  // declared after `top`: unloads its plugins before the handle closes
     if (options.other_event_info && !sink) {
-        // trace-cmd report prints with libtraceevent's plugins (kvm, hrtimer…) loaded
-        plugins.load(tracecmd_get_tep(top.get()));
+        printer.emplace(tracecmd_get_tep(top.get()));
+        b.printer = &*printer;
         b.other_info = &t.raw;
     }
     if (walk) {

@@ -142,7 +142,7 @@ static_assert(std::size(kSpecialFieldNames) <= std::tuple_size_v<decltype(Record
 }  // namespace
 
 RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, std::uint64_t page_size)
-    : tep_(tep), path_(std::move(path)), page_size_(page_size) {
+    : path_(std::move(path)), page_size_(page_size) {
     lost_name_ = names.intern("lost_events");
     long_size_ = tep_get_header_page_size(tep) == 4 ? 4 : 8;
     unknown_.name_id = names.intern("unknown_event");
@@ -183,23 +183,6 @@ const RecordDecoder::TypeInfo& RecordDecoder::type(int id) const {
     return types_[static_cast<std::size_t>(id)];
 }
 
-void RecordDecoder::print_info(const RawRecord& rec, std::string& out) const {
-    tep_record r{};
-    r.ts = rec.ts;
-    r.offset = rec.offset;
-    r.size = rec.size;
-    r.cpu = rec.cpu;
-    r.data = const_cast<void*>(rec.data);  // tep_record's data is not const; printing only reads it
-    trace_seq s;
-    trace_seq_init(&s);
-    tep_print_event(tep_, &s, &r, "%s", TEP_PRINT_INFO);
-    trace_seq_terminate(&s);
-    std::string_view text(s.buffer, s.len);
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-    out.append(text);
-    trace_seq_destroy(&s);
-}
-
 void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
     auto fail = [&](const std::string& what) { throw InputError(path_, {InputPosition::Unit::Byte, rec.offset}, what); };
     if (rec.size < 8) fail("record shorter than the common event header");
@@ -227,9 +210,9 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
     if (out.wants_fields && !out.wants_fields(ti.kind)) {
         // kind, time, CPU, thread and name only
     } else if (ti.kind == EventKind::Other) {  // no slots; printed only when asked for (capture/README.md)
-        if (out.other_info) {
+        if (out.printer && ti.ev) {
             const std::size_t at = out.other_info->size();
-            print_info(rec, *out.other_info);
+            out.printer->print(rec, ti.ev, *out.other_info);
             e.raw_off = at;
             e.raw_len = static_cast<std::uint32_t>(out.other_info->size() - at);
         }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dat_pages.hpp"
+#include "event_printer.hpp"
 #include "irqflow/capture/trace.hpp"
 
 struct tep_handle;
@@ -25,9 +26,9 @@ struct Batch {
     // When set, only events of kinds it accepts get their fields decoded (the others
     // carry kind, time, CPU, thread and name): a pass that reads few fields skips the rest.
     bool (*wants_fields)(EventKind) = nullptr;
-    // When set, each Other event's info as trace-cmd report prints it (the event's print
-    // format, plugins loaded) is appended here and Event::raw_off/raw_len index it.
-    // Printing may touch the tep handle's caches: only one thread decodes such a batch.
+    // When set, each Other event's info as trace-cmd report prints it is appended to
+    // other_info and Event::raw_off/raw_len index it. Only one thread decodes such a batch.
+    EventPrinter* printer = nullptr;
     std::string* other_info = nullptr;
     std::uint64_t next_record = 0;
     std::uint64_t added = 0;
@@ -71,8 +72,6 @@ public:
     // Appends the record's event (after a Lost marker when its CPU dropped events).
     // Throws InputError for records that cannot be right.
     void decode(const RawRecord& rec, Batch& out) const;
-    // The record's info as the kernel's print format (and any loaded plugin) prints it.
-    void print_info(const RawRecord& rec, std::string& out) const;
     // The kernel's long size in ring-buffer page headers (4 or 8).
     int long_size() const { return long_size_; }
 
@@ -91,7 +90,6 @@ public:
 private:
     const TypeInfo& type(int id) const;
 
-    tep_handle* tep_;
     std::string path_;
     std::uint64_t page_size_;
     std::vector<TypeInfo> types_;   // by event id
