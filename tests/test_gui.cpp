@@ -3,6 +3,7 @@
 
 #include <stb_image.h>
 
+#include <set>
 #include <sstream>
 
 #include "helpers.hpp"
@@ -268,11 +269,12 @@ TEST_CASE("the vCPU and vector filters draw only the chosen lanes and that vecto
     CHECK(hidden >= 3);
     CHECK(shown_ok * 10 >= shown * 8);
     CHECK(hidden_ok * 10 >= hidden * 8);
+    // values this trace cannot have are usage errors, as in the CLI
     auto bad = run_gui("--screenshot /dev/null --vcpu 9 '" + sample("pveoi-on.dat") + "'");
-    CHECK(bad.status == 2);
+    CHECK(bad.status == 64);
     CHECK(bad.out.find("no vCPU 9") != std::string::npos);
     bad = run_gui("--screenshot /dev/null --goto '#999999999' '" + sample("pveoi-on.dat") + "'");
-    CHECK(bad.status == 2);
+    CHECK(bad.status == 64);
     CHECK(bad.out.find("no such time or record") != std::string::npos);
 }
 
@@ -321,7 +323,7 @@ wait $pid; echo "# exit $?" >> "$log"
 
 }  // namespace
 
-TEST_CASE("mouse and keys drive the real window: wheel, box zoom, Home, drag, jump, click to inspect", "[gui][input]") {
+TEST_CASE("mouse and keys drive the real window: wheel, box zoom, Home, End, whole, drag, jump, click to inspect", "[gui][input]") {
     if (!have_xvfb() || !have_xdotool()) {
         WARN("xvfb-run or xdotool not installed: input test skipped");
         return;
@@ -334,6 +336,8 @@ step start
 xdotool $(at 700 100) click 4 sleep 0.15 click 4 sleep 0.15 click 4; step wheel
 xdotool $(at 300 100) mousedown 3 $(at 400 100) $(at 500 100) mouseup 3; step box
 key Home; step home
+key End; step end
+key w; step whole
 xdotool $(at 700 60) mousedown 1 $(at 750 60) $(at 800 60) mouseup 1; step drag
 key i; step injection
 xdotool $(at 600 110) click 1; step click
@@ -374,8 +378,13 @@ xdotool $(at 600 110) click 1; step click
     const auto& box = view["box"];
     CHECK(apart(box.t0, wheel.at(frac(300))) <= wheel.span() / px);
     CHECK(apart(box.t1, wheel.at(frac(500))) <= wheel.span() / px);
+    // Home and End keep the zoom and go to the trace's first and last event; W shows it all
     CHECK(view["home"].t0 == tl.t0);
-    CHECK(view["home"].t1 == tl.t1);
+    CHECK(view["home"].span() == Approx(box.span()).epsilon(1e-9));
+    CHECK(view["end"].t1 == tl.t1);
+    CHECK(view["end"].span() == Approx(box.span()).epsilon(1e-9));
+    CHECK(view["whole"].t0 == tl.t0);
+    CHECK(view["whole"].t1 == tl.t1);
     // dragging 100 px to the right moves the view 100 px earlier
     const auto& drag = view["drag"];
     CHECK(drag.span() == Approx(start.span()).epsilon(1e-6));
@@ -485,4 +494,108 @@ TEST_CASE("while a trace loads, the window shows its overview: every vCPU thread
         }
     CHECK(differ == 0);
     CHECK(lit > 1400 * 20);  // not two empty pictures
+}
+
+TEST_CASE("the time axis labels change unit as the window zooms in, and T switches to trace-clock time", "[gui][input][axis]") {
+    if (!have_xvfb() || !have_xdotool()) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    const Driven d = drive_window("axis", "'" + sample("pveoi-on.dat") + "'", R"sh(
+window "^irqflow - "
+step start
+for i in 1 2 3 4 5; do key equal; done; step ms
+for i in 1 2 3 4 5 6 7 8; do key equal; done; step us
+key t; step absolute
+key F1; step keys
+xdotool $(at 700 150) click 1; step pinned
+)sh");
+    INFO(d.out << d.log);
+    std::map<std::string, std::string> axis;  // the axis line after each step
+    std::map<std::string, std::string> bits;
+    std::string current, current_bits;
+    std::istringstream in(d.log);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("axis ", 0) == 0) current = line;
+        else if (line.rfind("bits ", 0) == 0) current_bits = line;
+        else if (line.rfind("# ", 0) == 0) axis[line.substr(2)] = current, bits[line.substr(2)] = current_bits;
+    }
+    REQUIRE(axis.count("exit 0"));
+    // whole trace (~9 s): whole seconds from the start
+    CHECK(axis["start"].rfind("axis from start | 0 s 1 s 2 s", 0) == 0);
+    auto labels = [&](const std::string& step) { return axis[step].substr(axis[step].find('|')); };
+    // 2^5 closer: steps of milliseconds, counted from a round second after the start
+    CHECK(labels("ms").find(" ms") != std::string::npos);
+    CHECK(labels("ms").find(" s ") == std::string::npos);
+    CHECK(axis["ms"].rfind("axis +", 0) == 0);
+    // 2^13 closer (~1 ms across): microseconds, from a round millisecond after the start
+    CHECK(labels("us").find(" µs") != std::string::npos);
+    CHECK(labels("us").find(" ms") == std::string::npos);
+    // T: the same zoom counted on the trace clock: the base moves by the trace's start
+    double relative = 0, absolute = 0;
+    REQUIRE(std::sscanf(axis["us"].c_str(), "axis +%lf s", &relative) == 1);
+    REQUIRE(std::sscanf(axis["absolute"].c_str(), "axis %lf s", &absolute) == 1);
+    CHECK(labels("absolute").find(" µs") != std::string::npos);
+    Trace t = load_trace(sample("pveoi-on.dat"));
+    const double start = static_cast<double>(t.events.ts(0).value()) / 1e9;
+    CHECK(std::abs(absolute - relative - start) < 0.0011);  // each base is a round millisecond of its own zero
+    // a click pins the inspector and lists the lane's set bits as text
+    CHECK(bits["pinned"].rfind("bits 1 isr ", 0) == 0);
+}
+
+TEST_CASE("every GUI option is checked against the trace: a range outside it, a lane it lacks, an unknown tab", "[gui][usage]") {
+    if (!have_xvfb()) return;
+    const std::string trace = " '" + sample("pveoi-on.dat") + "'";
+    auto r = run_gui("--screenshot /dev/null --range 1:2" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--range 1:2: outside the trace (") != std::string::npos);
+    CHECK(r.out.find("pveoi-on.dat spans 12.088411 s .. 21.153422 s)") != std::string::npos);
+    r = run_gui("--screenshot /dev/null --inspect 13.2:7" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("no lane 7; lanes are 0..3") != std::string::npos);
+    r = run_gui("--screenshot /dev/null --inspect 99:1" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("99 s is outside the trace") != std::string::npos);
+    r = run_gui("--screenshot /dev/null --tab foo" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("foo") != std::string::npos);
+}
+
+TEST_CASE("a screenshot shows the key of colours, the axis ticks and the pinned cursor", "[gui][legend]") {
+    if (!have_xvfb()) return;
+    const Image img = shoot("--legend --panels --inspect 13.2:1 --range 13.1:13.3 --size 1400x700 '" + sample("pveoi-on.dat") + "'", "legend");
+    // the key (top right of the plot) shows each state colour as a 24-pixel swatch, the
+    // three in one column: runs no band of the lanes makes at one x for all three
+    auto swatch_x = [&](std::uint32_t c) {  // x of rows holding a run of exactly 24 pixels of c, with how many rows
+        std::map<int, int> rows;
+        for (int y = gui::Layout::kTop; y < 340; ++y)
+            for (int x = 1000; x + 24 < 1400; ++x)
+                if (img.at(x, y) == c && img.at(x - 1, y) != c) {
+                    int n = 0;
+                    while (x + n < 1400 && img.at(x + n, y) == c) ++n;
+                    if (n == 24) ++rows[x];
+                    x += n;
+                }
+        std::set<int> xs;
+        for (const auto& [x, n] : rows)
+            if (n >= 8) xs.insert(x);
+        return xs;
+    };
+    const auto guest = swatch_x(gui::state_color(gui::VcpuState::Guest)), host = swatch_x(gui::state_color(gui::VcpuState::Host)),
+               halted = swatch_x(gui::state_color(gui::VcpuState::Halted));
+    bool aligned = false;
+    for (int x : guest) aligned = aligned || (host.count(x) && halted.count(x));
+    CHECK(aligned);
+    // the cursor: a green line through the lanes at 13.2 s
+    const gui::Layout L{1400, 360, 13'100'000'000, 13'300'000'000};
+    const int cx = static_cast<int>(L.x(13'200'000'000));
+    int green = 0;
+    for (int y = gui::Layout::kTop; y < static_cast<int>(L.lane_top(4)); ++y)
+        for (int dx = -1; dx <= 1; ++dx) green += img.at(cx + dx, y) == gui::kCursorColor;
+    CHECK(green >= 200);
+    // axis ticks every 20 ms: light grey tick marks just above the lanes
+    int ticks = 0;
+    for (int x = static_cast<int>(gui::Layout::kGutter); x < 1000; ++x) ticks += img.at(x, gui::Layout::kTop - 3) == 0xff8c8c8cu;
+    CHECK(ticks >= 6);
 }

@@ -7,9 +7,11 @@
 #include "helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
+#include "legend.hpp"
 #include "navigation.hpp"
 #include "overview.hpp"
 #include "panels_model.hpp"
+#include "time_axis.hpp"
 #include "timeline.hpp"
 
 using namespace irqflow;
@@ -369,4 +371,83 @@ TEST_CASE("the state grid holds, at each of its points, the time in each state a
         for (const Band& b : lane.bands) all[static_cast<std::size_t>(b.state)] += b.end - b.start;
         CHECK(g.before(L.tl.t1 + 100 * g.step_ns()) == all);
     }
+}
+
+TEST_CASE("the time axis steps by 1, 2 or 5 of a unit, at least 80 pixels apart, labelled in the step's unit", "[gui][axis]") {
+    constexpr std::int64_t start = 12'088'412'000;  // a trace starting 12.088412 s into its clock
+    struct Case {
+        std::int64_t span_ns;
+        std::int64_t step;
+        const char* unit;
+    };
+    // 1310 pixels across (1400 minus the gutter)
+    for (const Case c : {Case{9'065'010'000, 1'000'000'000, "s"}, Case{200'000'000, 20'000'000, "ms"}, Case{1'500'000, 100'000, "µs"},
+                         Case{20'000, 2'000, "µs"}, Case{1'000, 100, "ns"}}) {
+        INFO(c.span_ns);
+        const std::int64_t t0 = start + 3'123'456'789, t1 = t0 + c.span_ns;
+        const TimeAxis a = time_axis(t0, t1, start, 1310, true);
+        CHECK(a.step_ns == c.step);
+        CHECK(std::string(a.unit) == c.unit);
+        REQUIRE(a.ticks.size() >= 2);
+        CHECK(static_cast<double>(a.step_ns) * 1310 / static_cast<double>(c.span_ns) >= kMinTickPx);
+        CHECK(static_cast<double>(a.step_ns) / 2.5 * 1310 / static_cast<double>(c.span_ns) < kMinTickPx);  // the next finer 1/2/5 step would crowd
+        for (std::size_t i = 0; i < a.ticks.size(); ++i) {
+            CHECK(a.ticks[i].ts >= t0);
+            CHECK(a.ticks[i].ts <= t1);
+            CHECK((a.ticks[i].ts - start) % a.step_ns == 0);  // round numbers since the start
+            if (i) CHECK(a.ticks[i].ts - a.ticks[i - 1].ts == a.step_ns);
+        }
+    }
+    // whole seconds from the start; finer steps from a round time, written in the gutter
+    CHECK(time_axis(start, start + 9'065'010'000, start, 1310, true).ticks[1].label == "1 s");
+    const TimeAxis ms = time_axis(start + 3'123'456'789, start + 3'323'456'789, start, 1310, true);
+    CHECK(ms.base == "+3.000000 s");
+    CHECK(ms.ticks[0].label == "+140 ms");  // 3.14 s after the start
+    // on the trace clock the same view counts from the clock's zero
+    const TimeAxis abs = time_axis(start + 3'123'456'789, start + 3'323'456'789, start, 1310, false);
+    CHECK(abs.base == "15.000000 s");
+    CHECK(abs.ticks[0].label == "+220 ms");  // 15.22 s
+    CHECK(seconds_text(12'088'412'345, 1) == "12.088412345 s");
+    CHECK(seconds_text(12'088'412'345, 1000) == "12.088412 s");
+    CHECK(time_axis(5, 5, 0, 1310, true).ticks.empty());
+}
+
+TEST_CASE("the key of colours lists every state, each exit reason and vector the trace has, and the markers' colours", "[gui][legend]") {
+    const auto& l = pveoi_on();
+    const auto groups = legend(l.tl);
+    std::set<std::uint32_t> colours;
+    std::set<std::string> labels;
+    for (const auto& g : groups)
+        for (const auto& e : g.entries) colours.insert(e.colour), labels.insert(e.label);
+    for (auto s : {VcpuState::Guest, VcpuState::Host, VcpuState::Halted}) CHECK(colours.count(state_color(s)));
+    for (auto c : {kInjectionColor, kNestedInjectionColor, kRealEoiColor, kPvEoiColor, kPvIpiColor, kIcrIpiColor, kFindingColor, kCursorColor})
+        CHECK(colours.count(c));
+    for (auto c : kExitDensity) CHECK(colours.count(c));
+    std::size_t reasons = 0;
+    for (const auto& lane : l.tl.lanes)
+        for (const auto& [reason, n] : lane.exits_by_reason) {
+            INFO(reason);
+            CHECK(labels.count(reason));
+            ++reasons;
+        }
+    CHECK(reasons > 5);
+    std::set<int> vectors;
+    for (const auto& lane : l.tl.lanes)
+        for (const auto& bar : lane.isr) vectors.insert(bar.vector);
+    REQUIRE(vectors.count(0xec));
+    for (int v : vectors) {
+        char name[8];
+        std::snprintf(name, sizeof name, "0x%02x", v);
+        CHECK(labels.count(name));
+        CHECK(colours.count(vector_color(v)));
+    }
+}
+
+TEST_CASE("the inspector lists a set's vectors highest first", "[gui][inspector]") {
+    replay::VectorSet v;
+    CHECK(vector_list(v) == "none");
+    v.set(0x22);
+    v.set(0xec);
+    v.set(0xff);
+    CHECK(vector_list(v) == "0xff 0xec 0x22");
 }

@@ -101,7 +101,9 @@ void WindowInput::view_keys(GLFWwindow* win, Navigator& nav) {
     if (ImGui::IsKeyPressed(GLFW_KEY_MINUS) || ImGui::IsKeyPressed(GLFW_KEY_KP_SUBTRACT)) nav.zoom(2.0, 0.5);
     if (ImGui::IsKeyPressed(GLFW_KEY_LEFT)) nav.pan(-0.1);
     if (ImGui::IsKeyPressed(GLFW_KEY_RIGHT)) nav.pan(0.1);
-    if (ImGui::IsKeyPressed(GLFW_KEY_HOME) || ImGui::IsKeyPressed(GLFW_KEY_END)) nav.whole();
+    if (ImGui::IsKeyPressed(GLFW_KEY_HOME)) nav.to_start();
+    if (ImGui::IsKeyPressed(GLFW_KEY_END)) nav.to_end();
+    if (ImGui::IsKeyPressed(GLFW_KEY_W)) nav.whole();
     if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) glfwSetWindowShouldClose(win, GLFW_TRUE);
 }
 
@@ -110,6 +112,10 @@ void WindowInput::frame(GLFWwindow* win, const Session& s, UiState& u, const Lay
     if (ImGui::GetIO().WantTextInput) return;
     view_keys(win, u.nav);
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) u.pinned = false;
+    if (ImGui::IsKeyPressed(GLFW_KEY_T)) u.absolute_time = !u.absolute_time;
+    if (ImGui::IsKeyPressed(GLFW_KEY_L)) u.show_legend = !u.show_legend;
+    // '?' is Shift+/ on most layouts; F1 everywhere
+    if (ImGui::IsKeyPressed(GLFW_KEY_F1) || (ImGui::GetIO().KeyShift && ImGui::IsKeyPressed(GLFW_KEY_SLASH))) u.show_keys = !u.show_keys;
     jump_keys(s, u);
 }
 

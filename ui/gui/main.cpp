@@ -3,10 +3,7 @@
 //   irqflow-gui [options] TRACE          a trace.dat or trace-cmd report text
 //   irqflow-gui [options] DB [SESSION]   a session imported with `irqflow import`
 //
-// Mouse: wheel zooms around the cursor, drag pans, right-drag (or Shift+drag) zooms to
-// a box, a click pins the inspector. Keys: +/- zoom, arrows pan, Home/End whole trace,
-// N/P next/previous finding, I/Shift+I injection, E/Shift+E EOI (of the vector filter),
-// Esc unpins the inspector, Ctrl+Q quits.
+// Mouse and keys: key_help.hpp (the window lists them on ? or F1).
 // --screenshot renders one frame to PNG and exits (bug reports, docs, tests).
 #include <GL/gl.h>
 #include <GLFW/glfw3.h>
@@ -18,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +29,7 @@
 #include "irqflow/capture/readers.hpp"
 #include "column_image.hpp"
 #include "input.hpp"
+#include "overlays.hpp"
 #include "panels.hpp"
 #include "session.hpp"
 #include "ui_state.hpp"
@@ -46,6 +45,7 @@ struct Options {
     std::string overview_shot;  // the overview shown while loading, once all of it is read, to PNG
     bool panels = false;  // also draw the panels into a screenshot
     bool print_view = false;  // print the view and the inspector's pin whenever they change (input tests)
+    bool legend = false, keys = false, absolute_time = false;  // the key of colours, the key overlay, clock time on the axis
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
     int bench_frames = 0;  // render this many frames while zooming and panning, print frame times
     std::optional<std::pair<double, double>> range;
@@ -187,6 +187,9 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
            "with --screenshot: the inspector pinned at this time (seconds) on this lane")
         ->type_name("SECONDS:LANE")
         ->check(CLI::Validator([](std::string& v) { return pair_of<int>(v) ? std::string() : "SECONDS:LANE, e.g. 13.2:1"; }, "", ""));
+    app.add_flag("--legend", o.legend, "show the key of colours (L in the window)");
+    app.add_flag("--keys", o.keys, "show the list of keys and mouse actions (? or F1 in the window)");
+    app.add_flag("--absolute-time", o.absolute_time, "label the time axis in trace-clock seconds, not from the trace start (T)");
     app.add_option("--screenshot-overview", o.overview_shot, "render the overview shown while loading, once all of it is read, to this PNG")
         ->type_name("PNG");
     app.add_option("--bench-frames", o.bench_frames, "render N frames while zooming and panning, print the frame times, exit")
@@ -218,7 +221,16 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
     for (std::size_t l = 0; l < f->lane_shown.size(); ++l) u.set_lane_shown(static_cast<int>(l), f->lane_shown[l]);
     u.set_vector(s.tl, f->vector);
     if (f->vector >= 0) std::snprintf(u.vector_text, sizeof u.vector_text, "0x%02x", f->vector);
-    if (o.range) u.nav.set(static_cast<std::int64_t>(o.range->first * 1e9), static_cast<std::int64_t>(o.range->second * 1e9));
+    const auto seconds = [](std::int64_t ns) { return irqflow::gui::seconds_text(ns, 1000); };
+    const std::string extent = " (" + s.title + " spans " + seconds(s.tl.t0) + " .. " + seconds(s.tl.t1) + ")";
+    if (o.range) {
+        const auto a = static_cast<std::int64_t>(o.range->first * 1e9), b = static_cast<std::int64_t>(o.range->second * 1e9);
+        if (b <= s.tl.t0 || a >= s.tl.t1) {
+            std::fprintf(stderr, "irqflow-gui: --range %g:%g: outside the trace%s\n", o.range->first, o.range->second, extent.c_str());
+            return false;
+        }
+        u.nav.set(a, b);
+    }
     if (!o.go_to.empty()) {
         const auto ts = go_to_target(s.trace, o.go_to);
         if (!ts) {
@@ -228,13 +240,26 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
         u.nav.centre_on(*ts);
     }
     if (o.inspect) {
-        u.shown_ts = static_cast<std::int64_t>(o.inspect->first * 1e9);
+        const auto ts = static_cast<std::int64_t>(o.inspect->first * 1e9);
+        if (o.inspect->second < 0 || static_cast<std::size_t>(o.inspect->second) >= s.tl.lanes.size()) {
+            std::fprintf(stderr, "irqflow-gui: --inspect %g:%d: no lane %d; lanes are 0..%zu\n", o.inspect->first, o.inspect->second,
+                         o.inspect->second, s.tl.lanes.size() - 1);
+            return false;
+        }
+        if (ts < s.tl.t0 || ts > s.tl.t1) {
+            std::fprintf(stderr, "irqflow-gui: --inspect: %g s is outside the trace%s\n", o.inspect->first, extent.c_str());
+            return false;
+        }
+        u.shown_ts = ts;
         u.shown_lane = o.inspect->second;
         u.states = s.index->at(u.shown_ts);
         u.pinned = true;
     }
     u.open_tab = o.tab;
     u.print_view = o.print_view;
+    u.show_legend = o.legend;
+    u.show_keys = o.keys;
+    u.absolute_time = o.absolute_time;
     return true;
 }
 
@@ -307,7 +332,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<UiState> U;
     if (S) {
         U = std::make_unique<UiState>(*S);
-        if (!apply_options(o, *S, *U)) return 2;
+        if (!apply_options(o, *S, *U)) return 64;  // a value this trace cannot have
     }
     if (o.height == 0)
         o.height = S ? static_cast<int>(timeline_height(U->filter.row_count()) + (with_panels ? kPanelsHeight : 0)) : 800;
@@ -352,6 +377,11 @@ int main(int argc, char** argv) {
         quiet_frames = WindowInput::take_activity() ? 0 : quiet_frames + 1;
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
+        if (offscreen) {  // a picture must not depend on where the X pointer happens to be
+            ImGuiIO& io = ImGui::GetIO();
+            io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+            for (bool& down : io.MouseDown) down = false;
+        }
         ImGui::NewFrame();
         int fw = 0, fh = 0;
         glfwGetFramebufferSize(win, &fw, &fh);
@@ -366,7 +396,7 @@ int main(int argc, char** argv) {
             }
             U = std::make_unique<UiState>(*S);
             if (!apply_options(o, *S, *U)) {
-                rc = 2;
+                rc = 64;
                 ImGui::EndFrame();
                 break;
             }
@@ -430,7 +460,7 @@ int main(int argc, char** argv) {
         const float plot_h = with_panels ? std::max(timeline_height(u.filter.row_count()), static_cast<float>(fh) - kPanelsHeight)
                                          : static_cast<float>(fh);
         const Layout layout{static_cast<float>(fw), plot_h, u.nav.view().t0, u.nav.view().t1};
-        input.frame(win, *S, u, layout);
+        if (!offscreen) input.frame(win, *S, u, layout);
         const auto draw_start = std::chrono::steady_clock::now();
         ImDrawList* timeline_dl = ImGui::GetBackgroundDrawList();
         // the timeline is axis-aligned pixel columns: anti-aliased fringes would only add vertices
@@ -442,18 +472,30 @@ int main(int argc, char** argv) {
                 printed = u.nav.view();
                 std::printf("view %lld %lld\n", static_cast<long long>(printed.t0), static_cast<long long>(printed.t1));
             }
+            static std::string axis_printed;
+            const TimeAxis axis = time_axis(layout.t0, layout.t1, tl.t0, layout.width - Layout::kGutter, !u.absolute_time);
+            std::string axis_line = "axis " + axis.base + " |";
+            for (const auto& t : axis.ticks) axis_line += " " + t.label;
+            if (axis_line != axis_printed) {
+                axis_printed = axis_line;
+                std::printf("%s\n", axis_line.c_str());
+            }
             if (u.pinned && std::pair{u.shown_lane, u.shown_ts} != pin) {
                 pin = {u.shown_lane, u.shown_ts};
                 std::printf("inspect %d %lld\n", pin.first, static_cast<long long>(pin.second));
             }
             std::fflush(stdout);
         }
-        draw_timeline(timeline_dl, tl, u.filter, u.only ? &*u.only : nullptr, layout, 0, 0, strips.get());
+        draw_timeline(timeline_dl, tl, u.filter, u.only ? &*u.only : nullptr, layout, 0, 0, strips.get(),
+                      ViewMarks{u.absolute_time, u.pinned ? u.shown_ts : -1});
         if (with_panels) {
             const float below = plot_h, h = static_cast<float>(fh) - below;
             inspector(*S, u, layout, 0, below, kInspectorWidth, h);
             panels(*S, u, kInspectorWidth, below, static_cast<float>(fw) - kInspectorWidth, h);
         }
+        if (u.show_legend && u.legend.empty()) u.legend = legend(tl);
+        legend_window(u.legend, u, static_cast<float>(fw), Layout::kTop, plot_h);  // over the plot, not the panels
+        key_help_window(u);
         const auto draw_end = std::chrono::steady_clock::now();
         render(fw, fh, *strips);
         if (o.bench_frames > 0) {  // zoom in and out around moving points, panning as it goes

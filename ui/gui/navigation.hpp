@@ -30,6 +30,8 @@ public:
     void pan(double frac);               // > 0 moves the view later by that part of its span
     bool box(double from, double to);    // zoom to the part between two positions; false if too thin to mean it
     void whole() { v_ = {lo_, hi_}; }
+    void to_start() { set(lo_, lo_ + (v_.t1 - v_.t0)); }  // same span, at the trace's first event
+    void to_end() { set(hi_ - (v_.t1 - v_.t0), hi_); }    // same span, ending at its last
     void centre_on(std::int64_t ts);
 
 private:

@@ -364,6 +364,13 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
                 st.synced ? "" : "  [state not proven yet]", u.pinned ? "  [pinned: Esc]" : "");
     ImGui::Text("TPR 0x%02x  PPR 0x%02x  deliverable %s  PV EOI %s%s", st.tpr, st.ppr(), st.deliverable() >= 0 ? "yes" : "no",
                 st.pv_eoi_enabled ? "enabled" : "disabled", st.pv_eoi_armed ? ", armed" : "");
+    // the set bits as text too: a cell in a 16 x 16 grid is hard to read off
+    ImGui::Text("ISR: %s   IRR: %s   TMR: %s", vector_list(st.isr).c_str(), vector_list(st.irr).c_str(), vector_list(st.tmr).c_str());
+    if (u.print_view) {
+        static std::string printed;
+        const std::string line = "bits " + std::to_string(u.shown_lane) + " isr " + vector_list(st.isr) + " irr " + vector_list(st.irr);
+        if (line != printed) std::printf("%s\n", (printed = line).c_str());
+    }
     ImGui::Columns(3, nullptr, false);
     const int irr = vector_grid("IRR", st.irr, false, -1);
     ImGui::NextColumn();

@@ -133,4 +133,15 @@ EventRows events_in_view(const Trace& trace, const LaneLookup& lanes, const Filt
     return rows;
 }
 
+std::string vector_list(const replay::VectorSet& v) {
+    std::string out;
+    for (int vec = 255; vec >= 0; --vec)
+        if (v.test(vec)) {
+            char b[8];
+            std::snprintf(b, sizeof b, "%s0x%02x", out.empty() ? "" : " ", vec);
+            out += b;
+        }
+    return out.empty() ? "none" : out;
+}
+
 }  // namespace irqflow::gui

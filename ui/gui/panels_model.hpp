@@ -37,6 +37,9 @@ LatencyHistogram latency_histogram(const replay::ReplayResult& r, const LaneLook
 
 // The interrupt that holds `vector` in service on a vCPU at `ts` (its accept, injection
 // and EOI records: what the inspector shows for a clicked ISR bit); null if none.
+// The set's vectors as text, highest first as the APIC serves them ("0xec 0x22"), or "none".
+std::string vector_list(const replay::VectorSet& v);
+
 const replay::InterruptRecord* interrupt_in_service(const replay::ReplayResult& r, VmId vm, VcpuId vcpu, int vector, std::int64_t ts);
 
 // The replay's statistics the GUI shows (replay's statistics list, kGui), as text: counts

@@ -97,8 +97,10 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
             o = {e.ts.value(), VcpuState::Guest};
         } else {
             o = {e.ts.value(), exit_class(e) == ExitClass::Hlt ? VcpuState::Halted : VcpuState::Host};
-            L.exits.push_back({e.ts.value(), exit_color(e)});
-            ++L.exits_by_reason[exit_reason_key(e)];
+            const std::uint32_t colour = exit_color(e);
+            L.exits.push_back({e.ts.value(), colour});
+            const std::string key = exit_reason_key(e);
+            if (++L.exits_by_reason[key] == 1) tl.exit_colors.emplace(key, colour);  // for the legend
         }
     });
     for (std::size_t l = 0; l < open.size(); ++l)

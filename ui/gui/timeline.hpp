@@ -146,6 +146,7 @@ struct Timeline {
     TimeIndex arrow_index;
     std::vector<FindingMark> findings;
     std::vector<SerialMark> serial;
+    std::map<std::string, std::uint32_t> exit_colors;  // each exit reason in the trace, its tick colour
     std::int64_t t0 = 0, t1 = 1;
 };
 
@@ -177,6 +178,7 @@ inline constexpr std::uint32_t kPvIpiColor = 0xc0ffff00, kIcrIpiColor = 0xc0ff00
 inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xff00d7ff, kPvEoiColor = 0xffffc864;
 inline constexpr std::uint32_t kNestedInjectionColor = 0xffff50ff;  // pink: L1 → L2
 inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
+inline constexpr std::uint32_t kCursorColor = 0xff00ff80;  // green: the inspector's pinned time
 
 // Where things go in a view `width` x `height` showing [t0, t1].
 struct Layout {

@@ -39,8 +39,20 @@ std::size_t first_at_or_after(const std::vector<T>& v, std::int64_t ts) {
 
 }  // namespace
 
+void draw_time_axis(ImDrawList* dl, const TimeAxis& axis, const Layout& L, float ox, float oy, float lanes_bottom) {
+    constexpr std::uint32_t kText = 0xffdcdcdc, kTick = 0xff8c8c8c, kGrid = 0x28ffffff;
+    dl->AddText(ImVec2(ox + 4, oy + 4), kText, axis.base.c_str());
+    for (const auto& t : axis.ticks) {
+        const float x = ox + L.x(t.ts);
+        if (x < ox + Layout::kGutter) continue;
+        dl->AddLine(ImVec2(x, oy + Layout::kTop - 6), ImVec2(x, oy + Layout::kTop), kTick);
+        dl->AddLine(ImVec2(x, oy + Layout::kTop), ImVec2(x, lanes_bottom), kGrid);  // a faint grid line through the lanes
+        dl->AddText(ImVec2(x + 3, oy + 4), kText, t.label.c_str());
+    }
+}
+
 void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& L, float ox,
-                   float oy, ColumnImage* strips) {
+                   float oy, ColumnImage* strips, const ViewMarks& marks) {
     // no background quad: the window is cleared to kBackground, and a software
     // rasteriser spends most of a frame shading pixels (a full-window quad doubled it)
     const int columns = static_cast<int>(L.width - Layout::kGutter);
@@ -50,6 +62,8 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
     const std::vector<int> row = filter.rows();
     const int rows = filter.row_count();
     auto row_of = [&](int lane) { return lane >= 0 && static_cast<std::size_t>(lane) < row.size() ? row[static_cast<std::size_t>(lane)] : -1; };
+    // the axis first: its grid lines lie behind everything drawn in the lanes
+    draw_time_axis(dl, time_axis(L.t0, L.t1, tl.t0, L.width - Layout::kGutter, !marks.absolute_time), L, ox, oy, oy + L.lane_top(rows));
     for (std::size_t li = 0; li < tl.lanes.size(); ++li) {
         const auto& lane = tl.lanes[li];
         const int l = row[li];
@@ -239,8 +253,10 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             next_free = x + 8 * static_cast<float>(std::min<std::size_t>(s.text.size(), 40));
         }
     }
-    std::snprintf(label, sizeof label, "%.6f s .. %.6f s", static_cast<double>(L.t0) / 1e9, static_cast<double>(L.t1) / 1e9);
-    dl->AddText(ImVec2(ox + Layout::kGutter, oy + 4), 0xffdcdcdc, label);
+    if (marks.cursor_ts >= L.t0 && marks.cursor_ts <= L.t1) {  // the pinned time, through every lane
+        const float x = ox + L.x(marks.cursor_ts);
+        dl->AddLine(ImVec2(x, oy + Layout::kTop - 6), ImVec2(x, oy + L.lane_top(rows)), kCursorColor);
+    }
 }
 
 }  // namespace irqflow::gui

@@ -4,6 +4,7 @@
 #pragma once
 #include "navigation.hpp"
 #include "overview.hpp"
+#include "time_axis.hpp"
 #include "timeline.hpp"
 
 struct ImDrawList;
@@ -15,8 +16,16 @@ class ColumnImage;
 // Draws the filter's lanes, one row each; `only` (built for filter.vector, or null for
 // all vectors) supplies the ISR bars, markers and arrows. Per-column strips go into
 // `strips` when given (column_image.hpp), else they are drawn as rectangles.
+// The axis counts from the trace start (or the clock's zero with `absolute_time`); a
+// cursor line marks `cursor_ts` (the inspector's pinned time) when it is 0 or later.
+struct ViewMarks {
+    bool absolute_time = false;
+    std::int64_t cursor_ts = -1;
+};
 void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& layout,
-                   float origin_x, float origin_y, ColumnImage* strips = nullptr);
+                   float origin_x, float origin_y, ColumnImage* strips = nullptr, const ViewMarks& marks = {});
+// The time axis over the lanes (time_axis.hpp): ticks, labels and the base in the gutter.
+void draw_time_axis(ImDrawList* dl, const TimeAxis& axis, const Layout& layout, float origin_x, float origin_y, float lanes_bottom);
 // Draws a loading trace's overview (overview.hpp) in the same layout and colours, one
 // row per vCPU thread, with what has been read so far.
 void draw_overview(ImDrawList* dl, const Overview& o, const Layout& layout, ColumnImage* strips = nullptr);

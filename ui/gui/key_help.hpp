@@ -1,0 +1,31 @@
+// Every key and mouse action of the window, once: the `?` / F1 overlay lists this table
+// and input.cpp / panels.cpp implement it.
+#pragma once
+
+namespace irqflow::gui {
+
+struct KeyHelp {
+    const char* keys;
+    const char* what;
+};
+
+inline constexpr KeyHelp kKeyHelp[] = {
+    {"wheel", "zoom around the pointer"},
+    {"drag", "pan"},
+    {"right-drag, Shift+drag", "zoom to the box"},
+    {"click a lane", "pin the inspector there (green cursor line)"},
+    {"Esc", "unpin the inspector"},
+    {"+ / -", "zoom in / out"},
+    {"Left / Right", "pan by a tenth of the view"},
+    {"Home / End", "the trace's start / end, same zoom"},
+    {"W", "the whole trace"},
+    {"N / P", "next / previous finding"},
+    {"I / Shift+I", "next / previous injection (of the vector filter)"},
+    {"E / Shift+E", "next / previous EOI (of the vector filter)"},
+    {"T", "axis: time since the trace start / trace-clock time"},
+    {"L", "show / hide the key of colours"},
+    {"? / F1", "show / hide this list"},
+    {"Ctrl+Q", "quit"},
+};
+
+}  // namespace irqflow::gui

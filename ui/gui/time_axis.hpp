@@ -1,0 +1,36 @@
+// The time axis over the lanes: ticks at 1, 2 or 5 × 10^k ns, at least kMinTickPx apart,
+// labelled in the unit of their step (s, ms, µs, ns) so the labels stay short at any
+// zoom. No ImGui here: view.cpp draws it, tests call it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace irqflow::gui {
+
+struct AxisTick {
+    std::int64_t ts;
+    std::string label;
+};
+
+struct TimeAxis {
+    std::int64_t step_ns = 0;
+    const char* unit = "s";  // the unit of the step: "s", "ms", "µs" or "ns"
+    // Where the labels count from, for the gutter: with steps of seconds the zero itself
+    // ("from start", or "clock time"); finer steps count from a round time before the
+    // view, written in seconds ("+12.008000 s" after the start, or "12.008000 s" on the
+    // clock), so a tick "+250 µs" is 250 µs after it.
+    std::string base;
+    std::vector<AxisTick> ticks;
+};
+
+inline constexpr float kMinTickPx = 80;
+
+// The axis for the view [t0, t1] drawn `width_px` wide. `origin` is the trace start;
+// `relative` counts from it, else from the clock's zero.
+TimeAxis time_axis(std::int64_t t0, std::int64_t t1, std::int64_t origin, float width_px, bool relative);
+
+// "12.008250 s", the precision that `step_ns` needs (at least microseconds).
+std::string seconds_text(std::int64_t ns, std::int64_t step_ns);
+
+}  // namespace irqflow::gui
