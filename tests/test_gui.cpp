@@ -599,3 +599,26 @@ TEST_CASE("a screenshot shows the key of colours, the axis ticks and the pinned 
     for (int x = static_cast<int>(gui::Layout::kGutter); x < 1000; ++x) ticks += img.at(x, gui::Layout::kTop - 3) == 0xff8c8c8cu;
     CHECK(ticks >= 6);
 }
+
+TEST_CASE("hovering a known exit in the real window shows its reason in a tooltip", "[gui][input][hover]") {
+    if (!have_xvfb() || !have_xdotool()) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    // record 104904, an NPF exit of vCPU 2 at 20.280040937 s; a VINTR exit 59 µs earlier
+    // is 0.4 px left of it, so the pointer goes a pixel to the right: the nearest wins
+    const gui::Layout L{1400, 352, 20'200'000'000, 20'400'000'000};
+    const int x = static_cast<int>(std::lround(L.x(20'280'040'937))), y = static_cast<int>(L.tick_y(2)) + 4;
+    const Driven d = drive_window("hover", "--range 20.2:20.4 '" + sample("pveoi-on.dat") + "'",
+                                  "window \"^irqflow - \"\nstep start\nxdotool $(at " + std::to_string(x + 1) + " " + std::to_string(y) +
+                                      ") ; step hovered\nxdotool $(at 40 " + std::to_string(y) + "); step gutter\n");
+    INFO(d.out << d.log);
+    std::string hovered, last;
+    std::istringstream in(d.log);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("hover ", 0) == 0) last = line.substr(6);
+        if (line == "# hovered") hovered = last;
+    }
+    CHECK(hovered.rfind("vm0/vcpu2 exit EXIT_NPF at 20.280040937 s", 0) == 0);
+}

@@ -5,8 +5,10 @@
 #include <set>
 
 #include "helpers.hpp"
+#include "irqflow/capture/exit_reasons.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
+#include "hover.hpp"
 #include "legend.hpp"
 #include "navigation.hpp"
 #include "overview.hpp"
@@ -450,4 +452,61 @@ TEST_CASE("the inspector lists a set's vectors highest first", "[gui][inspector]
     v.set(0xec);
     v.set(0xff);
     CHECK(vector_list(v) == "0xff 0xec 0x22");
+}
+
+TEST_CASE("the tooltip names what lies under the pointer: band, exit, ISR bar, marker, serial line", "[gui][hover]") {
+    LoadProgress progress;
+    SessionSource src;
+    src.path = sample("pveoi-on.dat");
+    src.serial = sample("pveoi-on-serial.log");
+    const auto s = load_session(src, progress);
+    const std::int64_t a = 20'200'000'000, b = 20'400'000'000;
+    const Layout L{1400, 352, a, b};
+    const Filter all = Filter::all(s->tl);
+    const int lane = 2;
+    const Lane& l = s->tl.lanes[lane];
+    // an exit: the nearest tick to the pointer, named with its reason, and its fields
+    std::size_t checked = 0;
+    for (const auto& tick : l.exits) {
+        if (tick.ts < a || tick.ts > b) continue;
+        const float x = L.x(tick.ts);
+        // only ticks alone within the slack, so "nearest" is this one
+        bool alone = true;
+        for (const auto& other : l.exits)
+            if (&other != &tick && std::abs(L.x(other.ts) - x) <= kHoverSlackPx) alone = false;
+        if (!alone) continue;
+        const auto lines = hover_lines(*s, all, nullptr, L, x, L.tick_y(lane) + 4);
+        REQUIRE(lines.size() >= 2);
+        Event e{};
+        for (std::size_t i = s->trace.events.lower_bound_ts(TimestampNs(tick.ts)); s->trace.events.ts(i).value() == tick.ts; ++i)
+            if (s->trace.events[i].kind == EventKind::Exit && s->trace.events[i].vcpu == l.vcpu) e = s->trace.events[i];
+        INFO(lines[0]);
+        CHECK(lines[0].rfind("vm0/vcpu2 exit " + exit_reason_key(e) + " at " + seconds_text(tick.ts, 1), 0) == 0);
+        CHECK(lines[1].rfind("record " + std::to_string(e.record) + ": exit_reason=", 0) == 0);
+        if (++checked == 20) break;
+    }
+    CHECK(checked == 20);
+    // an ISR bar: the vector, its accept, injection and EOI
+    const auto bar = std::find_if(l.isr.begin(), l.isr.end(), [&](const IsrBar& x) { return x.start > a && x.end < b && x.depth == 1 && L.x(x.end) - L.x(x.start) > 10; });
+    REQUIRE(bar != l.isr.end());
+    auto lines = hover_lines(*s, all, nullptr, L, (L.x(bar->start) + L.x(bar->end)) / 2, L.isr_y(lane, 1) + 4);
+    REQUIRE(lines.size() >= 3);
+    char v[8];
+    std::snprintf(v, sizeof v, "0x%02x", bar->vector);
+    CHECK(lines[0] == std::string("vm0/vcpu2 ") + v + " in service, nesting depth 1");
+    CHECK(lines[2].rfind("injected " + seconds_text(bar->start, 1), 0) == 0);
+    CHECK(lines.back().find("EOI " + seconds_text(bar->end, 1)) == 0);
+    // the band: state and how long
+    lines = hover_lines(*s, all, nullptr, L, (L.x(bar->start) + L.x(bar->end)) / 2, L.band_y(lane) + 5);
+    REQUIRE_FALSE(lines.empty());
+    CHECK(lines[0].rfind("vm0/vcpu2 ", 0) == 0);
+    // the gutter and empty space: nothing
+    CHECK(hover_lines(*s, all, nullptr, L, 40, L.band_y(lane) + 5).empty());
+    // a serial line, on the whole trace
+    const Layout whole{1400, 352, s->tl.t0, s->tl.t1};
+    REQUIRE_FALSE(s->tl.serial.empty());
+    const auto& line = s->tl.serial.back();
+    lines = hover_lines(*s, all, nullptr, whole, whole.x(line.ts), whole.serial_y(4) + 5);
+    REQUIRE(lines.size() == 2);
+    CHECK(lines[1] == line.text);
 }

@@ -28,6 +28,7 @@
 
 #include "irqflow/capture/readers.hpp"
 #include "column_image.hpp"
+#include "hover.hpp"
 #include "input.hpp"
 #include "overlays.hpp"
 #include "panels.hpp"
@@ -46,6 +47,7 @@ struct Options {
     bool panels = false;  // also draw the panels into a screenshot
     bool print_view = false;  // print the view and the inspector's pin whenever they change (input tests)
     bool legend = false, keys = false, absolute_time = false;  // the key of colours, the key overlay, clock time on the axis
+    std::optional<std::pair<double, double>> hover;  // --screenshot: the tooltip of the item at this pixel
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
     int bench_frames = 0;  // render this many frames while zooming and panning, print frame times
     std::optional<std::pair<double, double>> range;
@@ -189,6 +191,11 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
         ->check(CLI::Validator([](std::string& v) { return pair_of<int>(v) ? std::string() : "SECONDS:LANE, e.g. 13.2:1"; }, "", ""));
     app.add_flag("--legend", o.legend, "show the key of colours (L in the window)");
     app.add_flag("--keys", o.keys, "show the list of keys and mouse actions (? or F1 in the window)");
+    app.add_option_function<std::string>(
+           "--hover", [&o](const std::string& v) { o.hover = pair_of<double>(v); },
+           "with --screenshot: show the tooltip of the timeline item at this pixel (the pointer itself is ignored)")
+        ->type_name("X:Y")
+        ->check(CLI::Validator([](std::string& v) { return pair_of<double>(v) ? std::string() : "X:Y pixels, e.g. 600:110"; }, "", ""));
     app.add_flag("--absolute-time", o.absolute_time, "label the time axis in trace-clock seconds, not from the trace start (T)");
     app.add_option("--screenshot-overview", o.overview_shot, "render the overview shown while loading, once all of it is read, to this PNG")
         ->type_name("PNG");
@@ -492,6 +499,27 @@ int main(int argc, char** argv) {
             const float below = plot_h, h = static_cast<float>(fh) - below;
             inspector(*S, u, layout, 0, below, kInspectorWidth, h);
             panels(*S, u, kInspectorWidth, below, static_cast<float>(fw) - kInspectorWidth, h);
+        }
+        {  // the tooltip of what is under the pointer (or at --hover in a screenshot)
+            const ImGuiIO& io = ImGui::GetIO();
+            const bool free_pointer = !offscreen && !io.WantCaptureMouse && !u.dragging && io.MousePos.y < plot_h;
+            std::vector<std::string> tip;
+            if (o.hover) tip = hover_lines(*S, u.filter, u.only ? &*u.only : nullptr, layout, static_cast<float>(o.hover->first),
+                                           static_cast<float>(o.hover->second));
+            else if (free_pointer) tip = hover_lines(*S, u.filter, u.only ? &*u.only : nullptr, layout, io.MousePos.x, io.MousePos.y);
+            if (!tip.empty()) {
+                if (o.hover) ImGui::SetNextWindowPos(ImVec2(static_cast<float>(o.hover->first) + 16, static_cast<float>(o.hover->second) + 8));
+                ImGui::BeginTooltip();
+                for (const auto& line : tip) ImGui::TextUnformatted(line.c_str());
+                ImGui::EndTooltip();
+            }
+            if (o.print_view) {
+                static std::string printed;
+                const std::string first = tip.empty() ? "" : tip.front();
+                if (first != printed && !first.empty()) std::printf("hover %s\n", first.c_str());
+                printed = first;
+                std::fflush(stdout);
+            }
         }
         if (u.show_legend && u.legend.empty()) u.legend = legend(tl);
         legend_window(u.legend, u, static_cast<float>(fw), Layout::kTop, plot_h);  // over the plot, not the panels
