@@ -622,3 +622,21 @@ TEST_CASE("hovering a known exit in the real window shows its reason in a toolti
     }
     CHECK(hovered.rfind("vm0/vcpu2 exit EXIT_NPF at 20.280040937 s", 0) == 0);
 }
+
+TEST_CASE("the lost gap of lost.dat is drawn hatched on every lane it un-syncs", "[gui][lost]") {
+    if (!have_xvfb()) return;
+    // CPU 1 dropped 276 events between 88.7513 s and the marker at 88.7567 s
+    const Image img = shoot("--range 88.70:88.80 --size 1400x352 '" + sample("lost.dat") + "'", "lost");
+    const gui::Layout L{1400, 352, 88'700'000'000, 88'800'000'000};
+    const int x0 = static_cast<int>(L.x(88'751'400'000)), x1 = static_cast<int>(L.x(88'756'600'000));
+    for (int lane = 0; lane < 4; ++lane) {
+        int red = 0, outside = 0;
+        for (int y = static_cast<int>(L.lane_top(lane)); y < static_cast<int>(L.lane_top(lane) + gui::Layout::kLaneHeight - 4); ++y) {
+            for (int x = x0; x <= x1; ++x) red += img.at(x, y) == gui::kLostColor;
+            for (int x = 200; x < 300; ++x) outside += img.at(x, y) == gui::kLostColor;
+        }
+        INFO("lane " << lane);
+        CHECK(red >= 100);
+        CHECK(outside == 0);
+    }
+}

@@ -510,3 +510,34 @@ TEST_CASE("the tooltip names what lies under the pointer: band, exit, ISR bar, m
     REQUIRE(lines.size() == 2);
     CHECK(lines[1] == line.text);
 }
+
+TEST_CASE("a lost-event gap runs from its CPU's previous event to the marker, and its tooltip says what was lost", "[gui][lost]") {
+    LoadProgress progress;
+    SessionSource src;
+    src.path = sample("lost.dat");
+    const auto s = load_session(src, progress);
+    REQUIRE(s->tl.gaps.size() == s->trace.lost_markers());
+    REQUIRE(s->tl.gaps.size() == 1);
+    const LostGap& g = s->tl.gaps[0];
+    CHECK(g.end == 88'756'701'596);  // the marker: trace-cmd's "CPU:1 [276 EVENTS DROPPED]"
+    CHECK(g.cpu == 1);
+    CHECK(g.lost == 276);
+    // the start is CPU 1's last event before the marker
+    std::int64_t last = -1;
+    for (const auto& e : s->trace.events)
+        if (e.kind != EventKind::Lost && e.cpu.value() == 1 && e.ts.value() < g.end) last = e.ts.value();
+    CHECK(g.start == last);
+    CHECK(g.end - g.start > 1'000'000);  // milliseconds without CPU 1's events
+    const Layout L{1400, 352, g.start - 50'000'000, g.end + 50'000'000};
+    const Filter all = Filter::all(s->tl);
+    for (int lane = 0; lane < 4; ++lane) {  // every lane: every vCPU is unsynced from the start
+        const auto lines = hover_lines(*s, all, nullptr, L, (L.x(g.start) + L.x(g.end)) / 2, L.lane_top(lane) + 40);
+        REQUIRE(lines.size() == 3);
+        CHECK(lines[0] == "lost events on host CPU 1: 276 events");
+    }
+    CHECK(legend(s->tl).back().entries.back().colour == kLostColor);
+    char expect[64];
+    std::snprintf(expect, sizeof expect, "276 in 1 gap, %.1f ms", static_cast<double>(g.end - g.start) / 1e6);
+    CHECK(lost_events_row(s->tl).value == expect);
+    CHECK(lost_events_row(pveoi_on().tl).value == "none");
+}

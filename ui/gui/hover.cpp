@@ -80,6 +80,18 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
             return out;
         }
     }
+    // a lost-event gap, over every lane
+    if (row >= 0 && row < nrows) {
+        auto g = std::lower_bound(tl.gaps.begin(), tl.gaps.end(), lo, [](const LostGap& gap, std::int64_t t) { return gap.end < t; });
+        for (; g != tl.gaps.end() && g->end <= hi + (g->end - g->start); ++g) {
+            if (g->start > hi || g->end < lo) continue;
+            out.push_back("lost events on host CPU " + std::to_string(g->cpu) + ": " +
+                          (g->lost >= 0 ? std::to_string(g->lost) : std::string("an unknown number of")) + " events");
+            out.push_back("somewhere between " + at(g->start) + " (the CPU's previous event) and " + at(g->end) + " (the marker)");
+            out.push_back("every vCPU is unsynced from " + at(g->start) + " until the trace proves its state again");
+            return out;
+        }
+    }
     // the serial row below the lanes
     const float sy = L.serial_y(nrows);
     if (y >= sy && y <= sy + 14) {

@@ -10,7 +10,7 @@
 
 namespace irqflow::gui {
 
-enum class Glyph : std::uint8_t { Band, Tick, Bar, Injection, NestedInjection, RealEoi, PvEoi, Strip, IpiLine, Finding, Cursor };
+enum class Glyph : std::uint8_t { Band, Tick, Bar, Injection, NestedInjection, RealEoi, PvEoi, Strip, IpiLine, Finding, Cursor, Lost };
 
 struct LegendEntry {
     Glyph glyph;

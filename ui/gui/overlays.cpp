@@ -25,6 +25,12 @@ void swatch(ImDrawList* dl, ImVec2 p, Glyph g, std::uint32_t c) {
     case Glyph::IpiLine: dl->AddLine(ImVec2(x + 8, y), ImVec2(x + 12, y + 12), c, 1.5f); break;
     case Glyph::Finding: dl->AddRectFilled(ImVec2(cx - 1, y), ImVec2(cx + 2, y + 12), c); break;
     case Glyph::Cursor: dl->AddLine(ImVec2(cx, y), ImVec2(cx, y + 12), c); break;
+    case Glyph::Lost:  // hatched as view.cpp draws a gap
+        dl->AddRect(ImVec2(x, y), ImVec2(x + 24, y + 12), c);
+        dl->PushClipRect(ImVec2(x, y), ImVec2(x + 24, y + 12), true);
+        for (float hx = x - 12; hx < x + 24; hx += 8) dl->AddLine(ImVec2(hx, y + 12), ImVec2(hx + 12, y), c);
+        dl->PopClipRect();
+        break;
     }
 }
 

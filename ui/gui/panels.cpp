@@ -125,7 +125,8 @@ void statistics_tab(const Session& s, UiState& u) {
     const auto& st = s.replay.stats;
     // the replay's statistics (one list for the CLI, the database and here), then the
     // exits by reason per shown vCPU
-    const auto rows = statistics_rows(s.replay);
+    auto rows = statistics_rows(s.replay);
+    rows.insert(rows.begin(), lost_events_row(s.tl));
     ImGui::BeginChild("summary", ImVec2(std::min(520.0f, ImGui::GetContentRegionAvail().x * 0.5f), 0));
     if (ImGui::BeginTable("summary", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
         for (const auto& row : rows) {

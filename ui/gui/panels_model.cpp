@@ -144,4 +144,21 @@ std::string vector_list(const replay::VectorSet& v) {
     return out.empty() ? "none" : out;
 }
 
+StatRow lost_events_row(const Timeline& tl) {
+    StatRow row{"lost_events", "events the ring buffer dropped, the gaps they left (hatched in the lanes) and their total length", "none"};
+    if (tl.gaps.empty()) return row;
+    std::int64_t lost = 0, ns = 0;
+    std::size_t unknown = 0;
+    for (const auto& g : tl.gaps) {
+        if (g.lost >= 0) lost += g.lost;
+        else ++unknown;
+        ns += g.end - g.start;
+    }
+    char b[160];
+    std::snprintf(b, sizeof b, "%lld in %zu gap%s%s, %.1f ms", static_cast<long long>(lost), tl.gaps.size(), tl.gaps.size() == 1 ? "" : "s",
+                  unknown ? (" (" + std::to_string(unknown) + " of unknown size)").c_str() : "", static_cast<double>(ns) / 1e6);
+    row.value = b;
+    return row;
+}
+
 }  // namespace irqflow::gui

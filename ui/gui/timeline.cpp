@@ -82,7 +82,18 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         return it == lane_of.end() ? -1 : it->second;
     };
     std::vector<std::pair<std::int64_t, VcpuState>> open(tl.lanes.size(), {-1, VcpuState::Host});
+    std::vector<std::int64_t> last_on_cpu;  // per host CPU: its last event's time, where a drop may start
     trace.events.for_each([&](const Event& e) {
+        // lost events: from the CPU's previous event to the marker (capture/README.md)
+        const auto cpu = static_cast<std::size_t>(e.cpu.value());
+        const bool known_cpu = e.cpu.value() >= 0 && e.cpu.value() < (1 << 16);
+        if (e.kind == EventKind::Lost) {
+            const std::int64_t from = known_cpu && cpu < last_on_cpu.size() && last_on_cpu[cpu] >= 0 ? last_on_cpu[cpu] : tl.t0;
+            tl.gaps.push_back({from, e.ts.value(), e.cpu.value(), e.get(slot::lost_count).value_or(-1)});
+        } else if (known_cpu) {
+            if (cpu >= last_on_cpu.size()) last_on_cpu.resize(cpu + 1, -1);
+            last_on_cpu[cpu] = e.ts.value();
+        }
         const int l = lane(e.vm, e.vcpu);
         if (l >= 0 && e.kind == EventKind::NestedVmenter) {  // L1 → L2 injections
             const auto inj = e.get(slot::nvmenter_event_inj).value_or(0);

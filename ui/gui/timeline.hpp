@@ -135,6 +135,13 @@ struct FindingMark {
     int lane;  // -1: not tied to a vCPU
     std::string rule;
 };
+// A ring-buffer drop: its events were lost somewhere between the CPU's previous event
+// and the marker; from its start every vCPU is unsynced (replay/README.md).
+struct LostGap {
+    std::int64_t start, end;
+    int cpu;
+    std::int64_t lost;  // -1: the kernel did not count them
+};
 struct SerialMark {
     std::int64_t ts;
     std::string text;
@@ -147,6 +154,7 @@ struct Timeline {
     std::vector<FindingMark> findings;
     std::vector<SerialMark> serial;
     std::map<std::string, std::uint32_t> exit_colors;  // each exit reason in the trace, its tick colour
+    std::vector<LostGap> gaps;  // by end (the markers' order)
     std::int64_t t0 = 0, t1 = 1;
 };
 
@@ -179,6 +187,7 @@ inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xf
 inline constexpr std::uint32_t kNestedInjectionColor = 0xffff50ff;  // pink: L1 → L2
 inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
 inline constexpr std::uint32_t kCursorColor = 0xff00ff80;  // green: the inspector's pinned time
+inline constexpr std::uint32_t kLostColor = 0xff3030ff;        // red hatching over a lost-event gap
 
 // Where things go in a view `width` x `height` showing [t0, t1].
 struct Layout {

@@ -231,6 +231,25 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         }
     }
     sends.clear();  // the strips go out before the findings are drawn over them
+    // lost-event gaps: hatched over every lane, since from a gap's start every vCPU is
+    // unsynced (replay/README.md); at least two pixels wide, so a short one still shows
+    auto gap = std::lower_bound(tl.gaps.begin(), tl.gaps.end(), L.t0, [](const LostGap& g, std::int64_t t) { return g.end < t; });
+    float last_gap_x = -1;
+    for (; gap != tl.gaps.end() && rows > 0; ++gap) {
+        if (gap->start > L.t1) continue;  // ends are sorted, starts nearly so
+        if (gap->end > L.t1 + (L.t1 - L.t0)) break;
+        const float x0 = std::max(ox + Layout::kGutter, ox + L.x(gap->start));
+        const float x1 = std::min(ox + L.width, std::max(x0 + 2, ox + L.x(gap->end)));
+        if (x1 <= last_gap_x) continue;  // within one already drawn
+        last_gap_x = x1;
+        for (int r = 0; r < rows; ++r) {
+            const float y0 = oy + L.lane_top(r), y1 = y0 + Layout::kLaneHeight - 4;
+            dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), kLostColor);
+            dl->PushClipRect(ImVec2(x0, y0), ImVec2(x1, y1), true);
+            for (float hx = x0 - (y1 - y0); hx < x1; hx += 8) dl->AddLine(ImVec2(hx, y1), ImVec2(hx + (y1 - y0), y0), kLostColor);
+            dl->PopClipRect();
+        }
+    }
     // findings: red markers through the lane (or all lanes)
     for (const auto& f : tl.findings) {
         if (f.ts < L.t0 || f.ts > L.t1 || (f.lane >= 0 && row_of(f.lane) < 0)) continue;
