@@ -66,25 +66,20 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
     const float fr = (y - Layout::kTop) / Layout::kLaneHeight;
     const int row = fr >= 0 ? static_cast<int>(fr) : -1;
     if (row >= 0 && row < nrows) {
-        for (const auto& f : s.replay.findings) {
-            if (f.ts.value() < lo || f.ts.value() > hi) continue;
-            const int lane = [&] {
-                for (std::size_t l = 0; l < tl.lanes.size(); ++l)
-                    if (tl.lanes[l].vm == f.vm && tl.lanes[l].vcpu == f.vcpu) return static_cast<int>(l);
-                return -1;
-            }();
-            if (lane >= 0 && rows[static_cast<std::size_t>(lane)] != row) continue;
+        // the timeline's marks are the replay's findings, in order, with their lanes
+        for (std::size_t i = 0; i < tl.findings.size() && i < s.replay.findings.size(); ++i) {
+            const FindingMark& mark = tl.findings[i];
+            if (mark.ts < lo || mark.ts > hi || (mark.lane >= 0 && rows[static_cast<std::size_t>(mark.lane)] != row)) continue;
+            const auto& f = s.replay.findings[i];
             out.push_back("finding " + std::string(replay::rule_info(f.rule).id) + " at " + at(f.ts.value()) + ", record " + std::to_string(f.record));
             out.push_back("expected " + f.expected);
             out.push_back("observed " + f.observed);
             return out;
         }
-    }
-    // a lost-event gap, over every lane
-    if (row >= 0 && row < nrows) {
+        // a lost-event gap, over every lane
         auto g = std::lower_bound(tl.gaps.begin(), tl.gaps.end(), lo, [](const LostGap& gap, std::int64_t t) { return gap.end < t; });
-        for (; g != tl.gaps.end() && g->end <= hi + (g->end - g->start); ++g) {
-            if (g->start > hi || g->end < lo) continue;
+        for (; g != tl.gaps.end(); ++g) {  // by end; a long gap may start before shorter ones
+            if (g->start > hi) continue;
             out.push_back("lost events on host CPU " + std::to_string(g->cpu) + ": " +
                           (g->lost >= 0 ? std::to_string(g->lost) : std::string("an unknown number of")) + " events");
             out.push_back("somewhere between " + at(g->start) + " (the CPU's previous event) and " + at(g->end) + " (the marker)");
