@@ -234,14 +234,14 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
     // lost-event gaps: hatched over every lane, since from a gap's start every vCPU is
     // unsynced (replay/README.md); at least two pixels wide, so a short one still shows
     auto gap = std::lower_bound(tl.gaps.begin(), tl.gaps.end(), L.t0, [](const LostGap& g, std::int64_t t) { return g.end < t; });
-    float last_gap_x = -1;
-    for (; gap != tl.gaps.end() && rows > 0; ++gap) {
-        if (gap->start > L.t1) continue;  // ends are sorted, starts nearly so
-        if (gap->end > L.t1 + (L.t1 - L.t0)) break;
+    float drawn_x0 = -1, drawn_x1 = -1;
+    for (; gap != tl.gaps.end() && rows > 0; ++gap) {  // by end; a long gap may start before shorter ones
+        if (gap->start > L.t1) continue;
         const float x0 = std::max(ox + Layout::kGutter, ox + L.x(gap->start));
         const float x1 = std::min(ox + L.width, std::max(x0 + 2, ox + L.x(gap->end)));
-        if (x1 <= last_gap_x) continue;  // within one already drawn
-        last_gap_x = x1;
+        if (x0 >= drawn_x0 && x1 <= drawn_x1) continue;  // inside the one drawn last
+        drawn_x0 = x0;
+        drawn_x1 = x1;
         for (int r = 0; r < rows; ++r) {
             const float y0 = oy + L.lane_top(r), y1 = y0 + Layout::kLaneHeight - 4;
             dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), kLostColor);
