@@ -14,14 +14,7 @@ namespace {
 
 std::string at(std::int64_t ts) { return seconds_text(ts, 1); }
 
-std::string duration(std::int64_t ns) {
-    char b[48];
-    if (ns >= 1'000'000'000) std::snprintf(b, sizeof b, "%.3f s", static_cast<double>(ns) / 1e9);
-    else if (ns >= 1'000'000) std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
-    else if (ns >= 1'000) std::snprintf(b, sizeof b, "%.1f µs", static_cast<double>(ns) / 1e3);
-    else std::snprintf(b, sizeof b, "%lld ns", static_cast<long long>(ns));
-    return b;
-}
+std::string duration(std::int64_t ns) { return duration_text(ns); }
 
 std::string vec(int v) {
     char b[8];

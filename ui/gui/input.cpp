@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "panels.hpp"
 
@@ -68,7 +69,9 @@ void WindowInput::pointer(Navigator& nav, const Layout& layout, bool& dragging, 
     clicked = false;
     if (io.MouseWheel != 0 && over_plot) nav.zoom(io.MouseWheel > 0 ? 0.8 : 1.25, std::clamp(frac(io.MousePos.x), 0.0, 1.0));
     const bool box_button = ImGui::IsMouseClicked(1) || (ImGui::IsMouseClicked(0) && io.KeyShift);
-    if (box_button && over_plot) {
+    if (io.KeyCtrl) {
+        // Ctrl+click places a marker (WindowInput::frame), it neither pans nor zooms
+    } else if (box_button && over_plot) {
         box_with_ = ImGui::IsMouseClicked(1) ? 1 : 0;
         box_from_ = or_now(g_press_x[box_with_]);
     } else if (ImGui::IsMouseClicked(0) && over_plot) {
@@ -107,13 +110,36 @@ void WindowInput::view_keys(GLFWwindow* win, Navigator& nav) {
     if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_Q)) glfwSetWindowShouldClose(win, GLFW_TRUE);
 }
 
+void WindowInput::marker_keys(UiState& u, const Layout& layout) {
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool over_plot = !io.WantCaptureMouse && io.MousePos.y < layout.height && io.MousePos.x >= Layout::kGutter && io.MousePos.x <= layout.width;
+    // at the pointer when it is over the plot, else at the pinned cursor
+    const std::int64_t here = over_plot ? layout.time_at(io.MousePos.x) : u.pinned ? u.shown_ts : -1;
+    const auto before = std::pair{u.mark_a, u.mark_b};
+    set_markers(u, over_plot, here);
+    if (std::pair{u.mark_a, u.mark_b} != before && u.mark_a >= 0 && u.mark_b >= 0) u.open_tab = "selection";  // what lies between them
+}
+
+void WindowInput::set_markers(UiState& u, bool over_plot, std::int64_t here) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (over_plot && io.KeyCtrl && ImGui::IsMouseClicked(0)) u.mark_a = here;
+    if (over_plot && io.KeyCtrl && ImGui::IsMouseClicked(1)) u.mark_b = here;
+    if (io.WantTextInput || io.KeyCtrl) return;  // Ctrl+click works while a text box has the keyboard
+    if (ImGui::IsKeyPressed(GLFW_KEY_A) && here >= 0) u.mark_a = here;
+    if (ImGui::IsKeyPressed(GLFW_KEY_B) && here >= 0) u.mark_b = here;
+    if (ImGui::IsKeyPressed(GLFW_KEY_C)) u.mark_a = u.mark_b = -1;
+}
+
 void WindowInput::frame(GLFWwindow* win, const Session& s, UiState& u, const Layout& layout) {
     pointer(u.nav, layout, u.dragging, u.clicked);
+    marker_keys(u, layout);
     if (ImGui::GetIO().WantTextInput) return;
     view_keys(win, u.nav);
     if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) u.pinned = false;
     if (ImGui::IsKeyPressed(GLFW_KEY_T)) u.absolute_time = !u.absolute_time;
     if (ImGui::IsKeyPressed(GLFW_KEY_L)) u.show_legend = !u.show_legend;
+    if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_G)) u.focus_goto = true;
+    if (ImGui::GetIO().KeyCtrl && ImGui::IsKeyPressed(GLFW_KEY_F)) u.focus_search = true;
     // '?' is Shift+/ on most layouts; F1 everywhere
     if (ImGui::IsKeyPressed(GLFW_KEY_F1) || (ImGui::GetIO().KeyShift && ImGui::IsKeyPressed(GLFW_KEY_SLASH))) u.show_keys = !u.show_keys;
     jump_keys(s, u);

@@ -1,5 +1,6 @@
 // The window's mouse and keys turned into view changes: wheel zoom around the cursor,
-// drag pan, right-drag (or Shift+drag) box zoom, click to pin the inspector, keys.
+// drag pan, right-drag (or Shift+drag) box zoom, click to pin the inspector, Ctrl+click
+// for markers A and B, keys.
 #pragma once
 #include "session.hpp"
 #include "ui_state.hpp"
@@ -23,6 +24,9 @@ public:
 private:
     void pointer(Navigator& nav, const Layout& layout, bool& dragging, bool& clicked);
     static void view_keys(GLFWwindow* win, Navigator& nav);
+    // Markers A and B: Ctrl+click / Ctrl+right-click, or A / B at the pointer; C clears.
+    static void marker_keys(UiState& u, const Layout& layout);
+    static void set_markers(UiState& u, bool over_plot, std::int64_t here);
     bool overview_dragging_ = false;
     float press_x_ = -1, last_x_ = 0;  // left button: where it went down, where it was last frame
     float box_from_ = -1;              // box zoom start

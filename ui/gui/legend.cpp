@@ -38,6 +38,8 @@ std::vector<LegendGroup> legend(const Timeline& tl) {
                   {Glyph::IpiLine, kIcrIpiColor, "ICR write or Hyper-V IPI"},
                   {Glyph::Strip, kPvIpiColor | 0xff000000u, "zoomed out: the sender's sends"}}});
     g.push_back({"checks", {{Glyph::Finding, kFindingColor, "finding (N / P to step)"}, {Glyph::Cursor, kCursorColor, "inspector's pinned time"},
+                            {Glyph::Cursor, kMarkAColor, "marker A (Ctrl+click)"},
+                            {Glyph::Cursor, kMarkBColor, "marker B (Ctrl+right-click)"},
                             {Glyph::Lost, kLostColor, "lost events (ring-buffer drop): every vCPU unsynced"}}});
     return g;
 }

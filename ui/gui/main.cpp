@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -28,10 +29,12 @@
 
 #include "irqflow/capture/readers.hpp"
 #include "column_image.hpp"
+#include "go_to.hpp"
 #include "hover.hpp"
 #include "input.hpp"
 #include "overlays.hpp"
 #include "panels.hpp"
+#include "search.hpp"
 #include "session.hpp"
 #include "ui_state.hpp"
 #include "view.hpp"
@@ -42,7 +45,7 @@ using namespace irqflow::gui;
 
 struct Options {
     SessionSource src;
-    std::string screenshot, vcpus, vector, go_to, tab;
+    std::string screenshot, vcpus, vector, go_to, tab, search;
     std::string overview_shot;  // the overview shown while loading, once all of it is read, to PNG
     bool panels = false;  // also draw the panels into a screenshot
     bool print_view = false;  // print the view and the inspector's pin whenever they change (input tests)
@@ -51,6 +54,7 @@ struct Options {
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
     int bench_frames = 0;  // render this many frames while zooming and panning, print frame times
     std::optional<std::pair<double, double>> range;
+    std::optional<std::pair<double, double>> marks;  // markers A and B, seconds
     int width = 1400, height = 0;  // height 0: fit the lanes (and the panels)
 };
 
@@ -158,8 +162,12 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
                 return r && r->first < r->second ? std::string() : "A:B seconds with A < B, e.g. 12.5:13";
             },
             "", ""));
-    app.add_option("--goto", o.go_to, "centre the view on this time (seconds) or #RECORD (a line of trace-cmd report)")
+    app.add_option("--goto", o.go_to,
+                   "zoom to this time (seconds, or 300ms, 17us) or #RECORD (a line of trace-cmd report): the cursor there, its row selected")
         ->type_name("TIME|#RECORD");
+    app.add_option("--search", o.search,
+                   "search (an event name, field=value, a vector, a rule id; terms are ANDed) and go to the first match")
+        ->type_name("QUERY");
     app.add_option("--vcpu", o.vcpus, "show only these vCPUs' lanes (indexes, comma-separated)")->type_name("N,M");
     app.add_option("--vector", o.vector, "highlight one vector (0xec or 236)")->type_name("V");
     app.add_option_function<std::string>(
@@ -178,7 +186,7 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
     app.add_flag("--panels", o.panels, "with --screenshot: draw the panels too");
     app.add_option("--tab", o.tab, "with --screenshot: the panel tab to show")
         ->type_name("TAB")
-        ->check(CLI::IsMember({"findings", "statistics", "latency", "events"}))
+        ->check(CLI::IsMember({"findings", "statistics", "latency", "events", "selection"}))
         ->each([&o](const std::string&) { o.panels = true; });
     app.add_option_function<std::string>(
            "--inspect",
@@ -196,6 +204,11 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
            "with --screenshot: show the tooltip of the timeline item at this pixel (the pointer itself is ignored)")
         ->type_name("X:Y")
         ->check(CLI::Validator([](std::string& v) { return pair_of<double>(v) ? std::string() : "X:Y pixels, e.g. 600:110"; }, "", ""));
+    app.add_option_function<std::string>(
+           "--marks", [&o](const std::string& v) { o.marks = pair_of<double>(v); },
+           "markers A and B at these times (seconds of the trace clock); the selection tab shows what lies between")
+        ->type_name("A:B")
+        ->check(CLI::Validator([](std::string& v) { return pair_of<double>(v) ? std::string() : "A:B seconds, e.g. 12.5:12.6"; }, "", ""));
     app.add_flag("--absolute-time", o.absolute_time, "label the time axis in trace-clock seconds, not from the trace start (T)");
     app.add_option("--screenshot-overview", o.overview_shot, "render the overview shown while loading, once all of it is read, to this PNG")
         ->type_name("PNG");
@@ -239,12 +252,26 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
         u.nav.set(a, b);
     }
     if (!o.go_to.empty()) {
-        const auto ts = go_to_target(s.trace, o.go_to);
-        if (!ts) {
-            std::fprintf(stderr, "irqflow-gui: --goto %s: no such time or record in %s\n", o.go_to.c_str(), s.title.c_str());
+        const auto target = go_to_target(s.trace, o.go_to);
+        if (!target || target->ts < s.tl.t0 || target->ts > s.tl.t1) {
+            std::fprintf(stderr, "irqflow-gui: --goto %s: no such time or record in %s%s\n", o.go_to.c_str(), s.title.c_str(), extent.c_str());
             return false;
         }
-        u.nav.centre_on(*ts);
+        go_to(s, u, target->ts, target->event);
+    }
+    if (!o.search.empty()) {
+        error.clear();
+        const auto terms = parse_search(s, o.search, error);
+        if (!terms) {
+            std::fprintf(stderr, "irqflow-gui: --search %s: %s\n", o.search.c_str(), error.c_str());
+            return false;
+        }
+        std::snprintf(u.search_text, sizeof u.search_text, "%s", o.search.c_str());
+        u.searched = o.search;
+        u.matches.filtered = true;
+        u.matches.picked = search_events(s, *terms);
+        u.match = step_match(s.trace, u.matches.picked, std::nullopt, s.tl.t0, true);
+        if (u.match) go_to(s, u, s.trace.events.ts(u.matches.picked[*u.match]).value(), u.matches.picked[*u.match]);
     }
     if (o.inspect) {
         const auto ts = static_cast<std::int64_t>(o.inspect->first * 1e9);
@@ -262,7 +289,16 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
         u.states = s.index->at(u.shown_ts);
         u.pinned = true;
     }
-    u.open_tab = o.tab;
+    if (o.marks) {
+        for (double t : {o.marks->first, o.marks->second})
+            if (t * 1e9 < static_cast<double>(s.tl.t0) || t * 1e9 > static_cast<double>(s.tl.t1)) {
+                std::fprintf(stderr, "irqflow-gui: --marks: %g s is outside the trace%s\n", t, extent.c_str());
+                return false;
+            }
+        u.mark_a = static_cast<std::int64_t>(std::llround(o.marks->first * 1e9));
+        u.mark_b = static_cast<std::int64_t>(std::llround(o.marks->second * 1e9));
+    }
+    if (!o.tab.empty()) u.open_tab = o.tab;
     u.print_view = o.print_view;
     u.show_legend = o.legend;
     u.show_keys = o.keys;
@@ -487,6 +523,11 @@ int main(int argc, char** argv) {
                 axis_printed = axis_line;
                 std::printf("%s\n", axis_line.c_str());
             }
+            static std::pair<std::int64_t, std::int64_t> marks{-1, -1};
+            if (std::pair{u.mark_a, u.mark_b} != marks) {
+                marks = {u.mark_a, u.mark_b};
+                std::printf("marks %lld %lld\n", static_cast<long long>(marks.first), static_cast<long long>(marks.second));
+            }
             if (u.pinned && std::pair{u.shown_lane, u.shown_ts} != pin) {
                 pin = {u.shown_lane, u.shown_ts};
                 std::printf("inspect %d %lld\n", pin.first, static_cast<long long>(pin.second));
@@ -494,7 +535,7 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
         }
         draw_timeline(timeline_dl, tl, u.filter, u.only ? &*u.only : nullptr, layout, 0, 0, strips.get(),
-                      ViewMarks{u.absolute_time, u.pinned ? u.shown_ts : -1});
+                      ViewMarks{u.absolute_time, u.pinned ? u.shown_ts : -1, u.mark_a, u.mark_b});
         if (with_panels) {
             const float below = plot_h, h = static_cast<float>(fh) - below;
             inspector(*S, u, layout, 0, below, kInspectorWidth, h);

@@ -135,12 +135,18 @@ std::optional<std::int64_t> find_next(const Timeline& tl, const Filter& f, JumpT
     return best;
 }
 
-std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record) {
+std::optional<std::size_t> event_of_record(const Trace& trace, std::uint64_t record) {
     const auto& ev = trace.events;
     std::size_t i = ev.lower_bound_record(record);
     while (i < ev.size() && ev.kind(i) == EventKind::Lost) ++i;  // a gap marker shares its record's number
     if (i == ev.size() || ev.record(i) != record) return std::nullopt;
-    return ev.ts(i).value();
+    return i;
+}
+
+std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record) {
+    const auto i = event_of_record(trace, record);
+    if (!i) return std::nullopt;
+    return trace.events.ts(*i).value();
 }
 
 std::optional<std::int64_t> parse_time(std::string_view s) {
@@ -159,11 +165,17 @@ std::optional<std::int64_t> parse_time(std::string_view s) {
     return static_cast<std::int64_t>(std::llround(v * scale));
 }
 
-std::optional<std::int64_t> go_to_target(const Trace& trace, std::string_view text) {
-    if (text.empty() || text[0] != '#') return parse_time(text);
+std::optional<GoToTarget> go_to_target(const Trace& trace, std::string_view text) {
+    if (text.empty() || text[0] != '#') {
+        const auto ts = parse_time(text);
+        if (!ts) return std::nullopt;
+        return GoToTarget{*ts, std::nullopt};
+    }
     const auto record = parse_int(text.substr(1));
     if (!record || *record < 0) return std::nullopt;
-    return record_time(trace, static_cast<std::uint64_t>(*record));
+    const auto i = event_of_record(trace, static_cast<std::uint64_t>(*record));
+    if (!i) return std::nullopt;
+    return GoToTarget{trace.events.ts(*i).value(), *i};
 }
 
 }  // namespace irqflow::gui

@@ -61,6 +61,8 @@ enum class JumpTarget { Finding, Injection, Eoi };
 // vector for injections and EOIs (real and PV EOIs alike).
 std::optional<std::int64_t> find_next(const Timeline& tl, const Filter& f, JumpTarget what, std::int64_t from, bool forward);
 
+// The index in trace.events of raw record `record`; nullopt if the trace lacks it.
+std::optional<std::size_t> event_of_record(const Trace& trace, std::uint64_t record);
 // Time of raw record `record` (the number `irqflow events` and `trace-cmd report`
 // count); nullopt past the end.
 std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record);
@@ -68,7 +70,12 @@ std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record
 // "12.5", "12.5s", "300ms", "17us", "123ns" (trace time) → ns; nullopt on garbage.
 std::optional<std::int64_t> parse_time(std::string_view text);
 
-// Where "go to" lands: "#1234" is raw record 1234, anything else a time (parse_time).
-std::optional<std::int64_t> go_to_target(const Trace& trace, std::string_view text);
+// Where "go to" lands: "#1234" is raw record 1234 (its time and event), anything else a
+// time (parse_time).
+struct GoToTarget {
+    std::int64_t ts;
+    std::optional<std::size_t> event;  // index into trace.events
+};
+std::optional<GoToTarget> go_to_target(const Trace& trace, std::string_view text);
 
 }  // namespace irqflow::gui

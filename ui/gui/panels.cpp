@@ -8,6 +8,9 @@
 #include <string>
 
 #include "event_format.hpp"
+#include "go_to.hpp"
+#include "search.hpp"
+#include "time_axis.hpp"
 
 namespace irqflow::gui {
 namespace {
@@ -20,6 +23,12 @@ void go(UiState& u, std::optional<std::int64_t> ts) {
     if (ts) u.nav.centre_on(*ts);
 }
 
+// A record named in a panel (a finding's chain, the inspector's accept / inject / EOI):
+// go there and select its row, leaving the panel where it is.
+void go_to_record(const Session& s, UiState& u, std::uint64_t record) {
+    if (const auto i = event_of_record(s.trace, record)) go_to(s, u, s.trace.events.ts(*i).value(), i, true);
+}
+
 void jump(const Session& s, UiState& u, JumpTarget what, bool forward) {
     const auto& v = u.nav.view();
     go(u, find_next(s.tl, u.filter, what, v.t0 + (v.t1 - v.t0) / 2, forward));
@@ -28,14 +37,69 @@ void jump(const Session& s, UiState& u, JumpTarget what, bool forward) {
 // "12.5s", "300ms", "#1234" (raw record) or a bare number of seconds.
 void go_to_text(const Session& s, UiState& u) {
     const std::string t = u.goto_text;
-    const auto ts = go_to_target(s.trace, t);
+    const auto target = go_to_target(s.trace, t);
     u.goto_error.clear();
-    if (!ts) u.goto_error = !t.empty() && t[0] == '#' ? "no record " + t : "a time (12.5s, 300ms, 17us) or #record";
-    go(u, ts);
+    if (!target) u.goto_error = !t.empty() && t[0] == '#' ? "no record " + t : "a time (12.5s, 300ms, 17us) or #record";
+    else go_to(s, u, target->ts, target->event);
+}
+
+// Runs the search box's query (when it changed) and goes to the next or previous match.
+void search_step(const Session& s, UiState& u, bool forward) {
+    if (u.searched != u.search_text) {
+        u.searched = u.search_text;
+        u.search_error.clear();
+        u.matches = EventRows{};
+        u.match.reset();
+        const auto terms = parse_search(s, u.searched, u.search_error);
+        if (!terms) return;
+        u.matches.filtered = true;
+        u.matches.picked = search_events(s, *terms);
+        if (u.print_view) std::printf("search %s: %zu matches\n", u.searched.c_str(), u.matches.picked.size());
+    }
+    const auto& v = u.nav.view();
+    const auto next = step_match(s.trace, u.matches.picked, u.match, v.t0 + (v.t1 - v.t0) / 2, forward);
+    if (!next) return;  // no match that way: stay on the current one
+    u.match = next;
+    const std::size_t i = u.matches.picked[*next];
+    go_to(s, u, s.trace.events.ts(i).value(), i);
+    if (u.print_view) std::printf("match %zu record %llu\n", *next, static_cast<ull>(s.trace.events.record(i)));
+}
+
+void search_bar(const Session& s, UiState& u) {
+    ImGui::SetNextItemWidth(330);
+    if (u.focus_search) {
+        ImGui::SetKeyboardFocusHere();
+        u.focus_search = false;
+    }
+    if (ImGui::InputTextWithHint("##search", "search: kvm_exit exit_reason=HLT 0xec INJ-NOT-PENDING", u.search_text, sizeof u.search_text,
+                                 ImGuiInputTextFlags_EnterReturnsTrue))
+        search_step(s, u, true);
+    ImGui::SameLine();
+    if (ImGui::ArrowButton("prev-match", ImGuiDir_Left)) search_step(s, u, false);
+    ImGui::SameLine(0, 2);
+    if (ImGui::ArrowButton("next-match", ImGuiDir_Right)) search_step(s, u, true);
+    ImGui::SameLine();
+    if (!u.search_error.empty()) {
+        ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", u.search_error.c_str());
+    } else if (!u.searched.empty()) {
+        if (u.match) ImGui::Text("match %zu of %zu", *u.match + 1, u.matches.size());
+        else ImGui::Text("%zu matches", u.matches.size());
+        ImGui::SameLine();
+        if (ImGui::SmallButton("clear")) {
+            u.search_text[0] = 0;
+            u.searched.clear();
+            u.matches = EventRows{};
+            u.match.reset();
+        }
+    }
 }
 
 void navigation_bar(const Session& s, UiState& u) {
     ImGui::SetNextItemWidth(140);
+    if (u.focus_goto) {
+        ImGui::SetKeyboardFocusHere();
+        u.focus_goto = false;
+    }
     if (ImGui::InputTextWithHint("##goto", "time or #record", u.goto_text, sizeof u.goto_text, ImGuiInputTextFlags_EnterReturnsTrue))
         go_to_text(s, u);
     ImGui::SameLine();
@@ -66,6 +130,7 @@ void navigation_bar(const Session& s, UiState& u) {
         if (ImGui::ArrowButton("next", ImGuiDir_Right)) jump(s, u, what, true);
         ImGui::PopID();
     }
+    search_bar(s, u);
     // vCPU filter: a checkbox per lane
     for (std::size_t l = 0; l < s.tl.lanes.size(); ++l) {
         if (l) ImGui::SameLine();
@@ -94,7 +159,7 @@ bool finding_node(const Session& s, UiState& u, std::size_t i, const char* suffi
     if (!f.resync.empty()) ImGui::TextWrapped("model re-synchronized: %s", f.resync.c_str());
     for (std::size_t k = 0; k < f.chain.size(); ++k) {
         std::snprintf(line, sizeof line, "record %llu: %s##%zu.%zu", static_cast<ull>(f.chain[k].first), f.chain[k].second.c_str(), i, k);
-        if (ImGui::Selectable(line)) go(u, record_time(s.trace, f.chain[k].first));
+        if (ImGui::Selectable(line)) go_to_record(s, u, f.chain[k].first);
     }
     return true;
 }
@@ -211,20 +276,27 @@ void latency_tab(const Session& s, UiState& u) {
     histogram("inject -> EOI", u.latency->second);
 }
 
+// The events in view, or a search's matches in the whole trace while there is one.
 void events_tab(const Session& s, UiState& u) {
+    const bool searching = !u.searched.empty() && u.search_error.empty();
     const auto& v = u.nav.view();
     const bool stale = v.t0 != u.rows_view.t0 || v.t1 != u.rows_view.t1 || u.filter.lane_shown != u.rows_filter.lane_shown ||
                        u.filter.vector != u.rows_filter.vector;
-    if (stale && !u.dragging) {  // not while dragging: a pan recomputes once it stops
+    if (!searching && stale && !u.dragging) {  // not while dragging: a pan recomputes once it stops
         u.rows = events_in_view(s.trace, u.lanes, u.filter, v);
         u.rows_view = v;
         u.rows_filter = u.filter;
     }
-    if (u.rows.too_many) {
-        ImGui::Text("%llu events in view: zoom in to list them with this filter", static_cast<ull>(u.rows.in_view));
+    const EventRows& rows = searching ? u.matches : u.rows;
+    if (searching) {
+        ImGui::Text("%llu matches of \"%s\" in the whole trace (clear the search to list the events in view)", static_cast<ull>(rows.size()),
+                    u.searched.c_str());
+    } else if (rows.too_many) {
+        ImGui::Text("%llu events in view: zoom in to list them with this filter", static_cast<ull>(rows.in_view));
         return;
+    } else {
+        ImGui::Text("%llu events in view%s", static_cast<ull>(rows.size()), rows.filtered ? " (filtered)" : "");
     }
-    ImGui::Text("%llu events in view%s", static_cast<ull>(u.rows.size()), u.rows.filtered ? " (filtered)" : "");
     if (!ImGui::BeginTable("events", 6,
                            ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
                                ImGuiTableFlags_SizingFixedFit))
@@ -233,23 +305,27 @@ void events_tab(const Session& s, UiState& u) {
     for (const char* c : {"record", "time (s)", "cpu", "vcpu", "event"}) ImGui::TableSetupColumn(c);
     ImGui::TableSetupColumn("fields", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
+    // the row of the event a go-to selected, if this view and filter list it
+    const std::optional<std::size_t> selected_row = u.selected_event ? rows.row_of(*u.selected_event) : std::nullopt;
     ImGuiListClipper clip;  // only the rows on screen are formatted
-    clip.Begin(static_cast<int>(u.rows.size()));
+    clip.Begin(static_cast<int>(rows.size()));
+    if (selected_row && u.scroll_to_selected) clip.ForceDisplayRangeByIndices(static_cast<int>(*selected_row), static_cast<int>(*selected_row) + 1);
     while (clip.Step())
         for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-            const Event& e = s.trace.events[u.rows.at(static_cast<std::size_t>(i))];
+            const std::size_t index = rows.at(static_cast<std::size_t>(i));
+            const Event& e = s.trace.events[index];
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
             char buf[48];
             std::snprintf(buf, sizeof buf, "%llu##%d", static_cast<ull>(e.record), i);
-            if (ImGui::Selectable(buf, false, ImGuiSelectableFlags_SpanAllColumns)) {
-                u.nav.centre_on(e.ts.value());
-                const int lane = u.lanes(e.vm, e.vcpu);
-                if (lane >= 0) {  // and inspect that vCPU right after this event
-                    u.shown_ts = e.ts.value();
-                    u.shown_lane = lane;
-                    u.states = s.index->at(e.ts.value());
-                }
+            const bool selected = selected_row && *selected_row == static_cast<std::size_t>(i);
+            if (ImGui::Selectable(buf, selected, ImGuiSelectableFlags_SpanAllColumns)) go_to(s, u, e.ts.value(), index);
+            if (selected && u.scroll_to_selected) {
+                ImGui::SetScrollHereY(0.5f);
+                u.scroll_to_selected = false;
+            } else if (selected && u.print_view && ImGui::IsItemVisible() && u.printed_selected != index) {
+                std::printf("selected %llu visible\n", static_cast<ull>(e.record));  // for tests: the row is on screen
+                u.printed_selected = index;
             }
             ImGui::TableNextColumn();
             ImGui::Text("%.9f", secs(e.ts.value()));
@@ -264,6 +340,66 @@ void events_tab(const Session& s, UiState& u) {
             ImGui::TextUnformatted(ui::event_fields_text(s.trace, e).c_str());
         }
     ImGui::EndTable();
+}
+
+// What lies between markers A and B, for the shown lanes and the vector filter.
+void selection_tab(const Session& s, UiState& u) {
+    if (u.mark_a < 0 || u.mark_b < 0) {
+        ImGui::TextUnformatted("set markers A and B (Ctrl+click and Ctrl+right-click on the timeline, or A and B at the pointer)");
+        ImGui::TextUnformatted("to see the exits, injections, EOIs, latencies and findings between them");
+        return;
+    }
+    if (!u.selection || u.selection->t0 != std::min(u.mark_a, u.mark_b) || u.selection->t1 != std::max(u.mark_a, u.mark_b) ||
+        u.filter.lane_shown != u.selection_filter.lane_shown || u.filter.vector != u.selection_filter.vector) {
+        u.selection = range_stats(s, u.lanes, u.filter, u.mark_a, u.mark_b);
+        u.selection_filter = u.filter;
+    }
+    const RangeStats& r = *u.selection;
+    ImGui::Text("A %.9f s .. B %.9f s: B-A %s%s", secs(u.mark_a), secs(u.mark_b), u.mark_b >= u.mark_a ? "+" : "",
+                duration_text(u.mark_b - u.mark_a).c_str());
+    if (u.filter.vector >= 0) {
+        ImGui::SameLine();
+        ImGui::Text("  (vector 0x%02x, shown vCPUs)", u.filter.vector);
+    }
+    const std::int64_t in_state = r.time_in_state[0] + r.time_in_state[1] + r.time_in_state[2];
+    auto share = [&](std::size_t k) { return in_state ? 100.0 * static_cast<double>(r.time_in_state[k]) / static_cast<double>(in_state) : 0.0; };
+    ImGui::Text("%llu events, %llu exits; vCPU time: guest %.1f %%, host %.1f %%, halted %.1f %%", static_cast<ull>(r.events),
+                static_cast<ull>(r.exits), share(0), share(1), share(2));
+    ImGui::Text("%llu injections, %llu EOIs, %llu PV EOIs, %llu IPI deliveries", static_cast<ull>(r.injections), static_cast<ull>(r.real_eois),
+                static_cast<ull>(r.pv_eois), static_cast<ull>(r.ipis));
+    for (auto [name, l] : {std::pair{"accept -> inject", &r.accept_to_inject}, {"inject -> EOI", &r.inject_to_eoi}}) {
+        if (!l->samples) ImGui::Text("%s: none", name);
+        else
+            ImGui::Text("%s: %zu, p50 %s, p99 %s, max %s", name, l->samples, duration_text(l->p50).c_str(), duration_text(l->p99).c_str(),
+                        duration_text(l->max).c_str());
+    }
+    std::string findings;
+    for (const auto& [rule, n] : r.findings_by_rule) findings += (findings.empty() ? "" : ", ") + rule + " " + std::to_string(n);
+    ImGui::Text("findings: %s", findings.empty() ? "none" : findings.c_str());
+    if (ImGui::BeginTable("selection-exits", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupScrollFreeze(0, 1);
+        ImGui::TableSetupColumn("exit reason");
+        ImGui::TableSetupColumn("exits");
+        ImGui::TableHeadersRow();
+        std::vector<std::pair<std::uint64_t, std::string>> by_count;
+        for (const auto& [reason, n] : r.exits_by_reason) by_count.emplace_back(n, reason);
+        std::sort(by_count.rbegin(), by_count.rend());
+        for (const auto& [n, reason] : by_count) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(reason.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%llu", static_cast<ull>(n));
+        }
+        ImGui::EndTable();
+    }
+    if (u.print_view) {
+        static std::string printed;
+        char line[160];
+        std::snprintf(line, sizeof line, "selection %lld %lld exits %llu injections %llu", static_cast<long long>(r.t0),
+                      static_cast<long long>(r.t1), static_cast<ull>(r.exits), static_cast<ull>(r.injections));
+        if (printed != line) std::printf("%s\n", (printed = line).c_str());
+    }
 }
 
 // One 16x16 grid of a 256-bit register; returns the vector under the mouse or -1.
@@ -289,6 +425,7 @@ int vector_grid(const char* title, const replay::VectorSet& set, bool by_vector_
 }  // namespace
 
 void jump_keys(const Session& s, UiState& u) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_F3)) search_step(s, u, !ImGui::GetIO().KeyShift);  // in the search box too
     if (ImGui::GetIO().WantTextInput) return;
     const bool back = ImGui::GetIO().KeyShift;
     // ImGui 1.86 indexes keys by the backend's (GLFW) key codes
@@ -320,6 +457,10 @@ void panels(const Session& s, UiState& u, float x, float y, float w, float h) {
         }
         if (tab("Latency", "latency")) {
             latency_tab(s, u);
+            ImGui::EndTabItem();
+        }
+        if (tab("Selection A-B", "selection")) {
+            selection_tab(s, u);
             ImGui::EndTabItem();
         }
         if (tab("Events in view", "events")) {
@@ -403,7 +544,7 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
                 ImGui::Text("%s: record %llu at %.9f s %s", what, static_cast<ull>(record), secs(ts), extra.c_str());
                 ImGui::SameLine();
                 ImGui::PushID(what);
-                if (ImGui::SmallButton("go")) u.nav.centre_on(ts);
+                if (ImGui::SmallButton("go")) go_to_record(s, u, record);
                 ImGui::PopID();
             };
             step("accepted", ir->accept_record, ir->accept_ts, "");

@@ -1,6 +1,7 @@
 // What the panels show, computed without ImGui: latency histograms and the events of
 // the visible range under the current filter.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -74,6 +75,12 @@ struct EventRows {
     bool too_many = false;                 // filtered and more than `limit` to scan
     std::size_t size() const { return filtered ? picked.size() : last - first; }
     std::size_t at(std::size_t i) const { return filtered ? picked[i] : first + i; }
+    // The row listing event `index`, if one does.
+    std::optional<std::size_t> row_of(std::size_t index) const {
+        if (!filtered) return index >= first && index < last ? std::optional<std::size_t>(index - first) : std::nullopt;
+        const auto it = std::lower_bound(picked.begin(), picked.end(), index);
+        return it != picked.end() && *it == index ? std::optional<std::size_t>(static_cast<std::size_t>(it - picked.begin())) : std::nullopt;
+    }
 };
 EventRows events_in_view(const Trace& trace, const LaneLookup& lanes, const Filter& f, const ViewRange& v, std::size_t limit = 2'000'000);
 

@@ -74,4 +74,14 @@ TimeAxis time_axis(std::int64_t t0, std::int64_t t1, std::int64_t origin, float 
     return a;
 }
 
+std::string duration_text(std::int64_t ns) {
+    char b[48];
+    const auto mag = ns < 0 ? -ns : ns;
+    if (mag >= 1'000'000'000) std::snprintf(b, sizeof b, "%.3f s", static_cast<double>(ns) / 1e9);
+    else if (mag >= 1'000'000) std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
+    else if (mag >= 1'000) std::snprintf(b, sizeof b, "%.1f µs", static_cast<double>(ns) / 1e3);
+    else std::snprintf(b, sizeof b, "%lld ns", static_cast<long long>(ns));
+    return b;
+}
+
 }  // namespace irqflow::gui

@@ -33,4 +33,7 @@ TimeAxis time_axis(std::int64_t t0, std::int64_t t1, std::int64_t origin, float 
 // "12.008250 s", the precision that `step_ns` needs (at least microseconds).
 std::string seconds_text(std::int64_t ns, std::int64_t step_ns);
 
+// A duration in the unit that keeps it short: "1.234 ms", "59.0 µs", "850 ns".
+std::string duration_text(std::int64_t ns);
+
 }  // namespace irqflow::gui

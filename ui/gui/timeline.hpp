@@ -187,6 +187,8 @@ inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xf
 inline constexpr std::uint32_t kNestedInjectionColor = 0xffff50ff;  // pink: L1 → L2
 inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
 inline constexpr std::uint32_t kCursorColor = 0xff00ff80;  // green: the inspector's pinned time
+inline constexpr std::uint32_t kMarkAColor = 0xff0080ff, kMarkBColor = 0xffff40a0;  // orange A, purple B
+inline constexpr std::uint32_t kSelectionShade = 0x20ffffff;  // the range between A and B
 inline constexpr std::uint32_t kLostColor = 0xff3030ff;        // red hatching over a lost-event gap
 
 // Where things go in a view `width` x `height` showing [t0, t1].
@@ -195,6 +197,10 @@ struct Layout {
     std::int64_t t0, t1;
     static constexpr float kGutter = 90, kTop = 24, kLaneHeight = 72, kBandHeight = 10, kTickHeight = 8, kIsrRow = 12;
     float x(std::int64_t ts) const { return kGutter + (width - kGutter) * static_cast<float>(ts - t0) / static_cast<float>(t1 - t0); }
+    // The time at pixel column x (x from the window's left edge).
+    std::int64_t time_at(float px) const {
+        return t0 + static_cast<std::int64_t>(static_cast<double>(px - kGutter) / static_cast<double>(width - kGutter) * static_cast<double>(t1 - t0));
+    }
     float lane_top(int lane) const { return kTop + static_cast<float>(lane) * kLaneHeight; }
     float band_y(int lane) const { return lane_top(lane) + 2; }
     float tick_y(int lane) const { return band_y(lane) + kBandHeight + 2; }

@@ -9,6 +9,7 @@
 #include "legend.hpp"
 #include "navigation.hpp"
 #include "panels_model.hpp"
+#include "selection.hpp"
 #include "session.hpp"
 
 namespace irqflow::gui {
@@ -34,9 +35,26 @@ struct UiState {
     std::vector<LegendGroup> legend;  // built the first time it is shown
     std::vector<replay::VcpuState> states;
     int pinned_vector = -1;
+    // the event a go-to landed on (index into trace.events): the events tab selects its
+    // row, and scrolls to it once
+    std::optional<std::size_t> selected_event;
+    bool scroll_to_selected = false;
+    bool focus_goto = false;
+    // search (search.hpp): the box, the query its matches are for, and the match gone to
+    char search_text[128] = "";
+    std::string search_error, searched;
+    EventRows matches;  // as the events tab lists them
+    std::optional<std::size_t> match;  // row in `matches`
+    bool focus_search = false;  // Ctrl+F
+    // markers A and B (-1: not set); the selection tab shows what lies between them,
+    // recomputed when they or the filter change
+    std::int64_t mark_a = -1, mark_b = -1;
+    std::optional<RangeStats> selection;
+    Filter selection_filter;  // Ctrl+G: the go-to box takes the keyboard next frame
     // --print-view: what input did, for tests that drive the window
     bool print_view = false, printed_grid = false;
     int printed_pin = -1;
+    std::size_t printed_selected = SIZE_MAX;
     // event table and histograms, recomputed when the view or the filter changes
     EventRows rows;
     ViewRange rows_view{-1, -1};

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <cstdio>
 #include <deque>
+#include <string>
+#include <tuple>
 
 namespace irqflow::gui {
 namespace {
@@ -271,6 +273,25 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             dl->AddText(ImVec2(x + 2, sy), 0xffdcdcdc, s.text.c_str());
             next_free = x + 8 * static_cast<float>(std::min<std::size_t>(s.text.size(), 40));
         }
+    }
+    // markers A and B: a shade between them, a line each, and the distance in the axis row
+    const float lanes_bottom = oy + L.lane_top(rows);
+    if (marks.mark_a >= 0 && marks.mark_b >= 0) {
+        const float xa = std::clamp(ox + L.x(std::min(marks.mark_a, marks.mark_b)), ox + Layout::kGutter, ox + L.width);
+        const float xb = std::clamp(ox + L.x(std::max(marks.mark_a, marks.mark_b)), ox + Layout::kGutter, ox + L.width);
+        if (xb > xa) dl->AddRectFilled(ImVec2(xa, oy + Layout::kTop), ImVec2(xb, lanes_bottom), kSelectionShade);
+        const std::string delta = "B-A " + std::string(marks.mark_b >= marks.mark_a ? "+" : "") + duration_text(marks.mark_b - marks.mark_a);
+        const float w = ImGui::CalcTextSize(delta.c_str()).x;
+        const float tx = std::clamp((xa + xb - w) / 2, ox + Layout::kGutter, ox + L.width - w - 2);
+        dl->AddRectFilled(ImVec2(tx - 2, oy + 2), ImVec2(tx + w + 2, oy + Layout::kTop - 6), kBackground);  // over the tick labels
+        dl->AddText(ImVec2(tx, oy + 4), 0xffffffff, delta.c_str());
+    }
+    for (auto [ts, colour, name] : {std::tuple{marks.mark_a, kMarkAColor, "A"}, {marks.mark_b, kMarkBColor, "B"}}) {
+        if (ts < L.t0 || ts > L.t1) continue;
+        const float x = ox + L.x(ts);
+        dl->AddLine(ImVec2(x, oy + Layout::kTop - 6), ImVec2(x, lanes_bottom), colour, 2);
+        dl->AddRectFilled(ImVec2(x - 5, oy + Layout::kTop - 16), ImVec2(x + 5, oy + Layout::kTop - 4), colour);
+        dl->AddText(ImVec2(x - 3, oy + Layout::kTop - 17), 0xff000000, name);
     }
     if (marks.cursor_ts >= L.t0 && marks.cursor_ts <= L.t1) {  // the pinned time, through every lane
         const float x = ox + L.x(marks.cursor_ts);

@@ -18,9 +18,12 @@ class ColumnImage;
 // `strips` when given (column_image.hpp), else they are drawn as rectangles.
 // The axis counts from the trace start (or the clock's zero with `absolute_time`); a
 // cursor line marks `cursor_ts` (the inspector's pinned time) when it is 0 or later.
+// Markers A and B (when 0 or later) are lines labelled in the axis row; with both set
+// the range between them is shaded and the axis row says how far apart they are.
 struct ViewMarks {
     bool absolute_time = false;
     std::int64_t cursor_ts = -1;
+    std::int64_t mark_a = -1, mark_b = -1;
 };
 void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& layout,
                    float origin_x, float origin_y, ColumnImage* strips = nullptr, const ViewMarks& marks = {});
