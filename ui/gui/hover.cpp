@@ -56,8 +56,7 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
     const auto rows = filter.rows();
     const int nrows = filter.row_count();
     // findings: a red bar through the lane (or all lanes)
-    const float fr = (y - Layout::kTop) / Layout::kLaneHeight;
-    const int row = fr >= 0 ? static_cast<int>(fr) : -1;
+    const int row = L.row_at(y);
     if (row >= 0 && row < nrows) {
         // the timeline's marks are the replay's findings, in order, with their lanes
         for (std::size_t i = 0; i < tl.findings.size() && i < s.replay.findings.size(); ++i) {
@@ -83,7 +82,10 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
     // the serial row below the lanes
     const float sy = L.serial_y(nrows);
     if (y >= sy && y <= sy + 14) {
-        if (const auto* m = nearest(tl.serial, ts, lo, hi, [](const SerialMark& sm) { return sm.ts; })) {
+        // the line whose tick is at or left of the pointer: its label runs from the tick
+        // to the next one (serial_labels.hpp), cut short there, so this shows it whole
+        auto m = std::upper_bound(tl.serial.begin(), tl.serial.end(), hi, [](std::int64_t t, const SerialMark& sm) { return t < sm.ts; });
+        if (m != tl.serial.begin() && (--m)->ts >= L.t0) {
             out.push_back("serial at " + at(m->ts));
             out.push_back(m->text);
         }
@@ -97,7 +99,7 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
     char who[48];
     std::snprintf(who, sizeof who, "vm%d/vcpu%d", lane.vm.value(), lane.vcpu.value());
     const float ly = y;
-    if (ly >= L.band_y(row) && ly < L.band_y(row) + Layout::kBandHeight) {
+    if (ly >= L.band_y(row) && ly < L.band_y(row) + L.band_height()) {
         // IPIs start and end on the band: one sent or received here comes first
         const auto& arrows = only ? only->arrows : tl.arrows;
         if (const auto* a = nearest(arrows, ts, lo, hi, [](const Arrow& ar) { return ar.ts; });
@@ -118,7 +120,7 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
         out.push_back("from " + at(it->start) + " to " + at(it->end));
         return out;
     }
-    if (ly >= L.tick_y(row) && ly < L.tick_y(row) + Layout::kTickHeight) {
+    if (ly >= L.tick_y(row) && ly < L.tick_y(row) + L.tick_height()) {
         const auto* tick = nearest(lane.exits, ts, lo, hi, [](const ExitTick& e) { return e.ts; });
         Event e;
         if (!tick || !event_at(s, lane, EventKind::Exit, tick->ts, e)) return out;
@@ -143,7 +145,7 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
     }
     for (int depth = 1; depth <= 3; ++depth) {
         const float by = L.isr_y(row, depth);
-        if (ly < by || ly >= by + Layout::kIsrRow - 2) continue;
+        if (ly < by || ly >= by + L.isr_row() - 2) continue;
         const auto& bars = (only ? only->isr_by_depth[static_cast<std::size_t>(li)] : lane.isr_by_depth)[static_cast<std::size_t>(depth - 1)];
         for (const auto& bar : bars) {  // by start; the bar covering ts (or within the slack)
             if (bar.start > hi) break;

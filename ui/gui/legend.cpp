@@ -40,7 +40,8 @@ std::vector<LegendGroup> legend(const Timeline& tl) {
     g.push_back({"checks", {{Glyph::Finding, kFindingColor, "finding (N / P to step)"}, {Glyph::Cursor, kCursorColor, "inspector's pinned time"},
                             {Glyph::Cursor, kMarkAColor, "marker A (Ctrl+click)"},
                             {Glyph::Cursor, kMarkBColor, "marker B (Ctrl+right-click)"},
-                            {Glyph::Lost, kLostColor, "lost events (ring-buffer drop): every vCPU unsynced"}}});
+                            {Glyph::Lost, kLostColor, "lost events (ring-buffer drop): every vCPU unsynced"},
+                            {Glyph::Strip, kUnsyncedColor, "vCPU state not proven (unsynced): its events not checked"}}});
     return g;
 }
 

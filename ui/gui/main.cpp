@@ -60,7 +60,7 @@ struct Options {
 
 constexpr float kPanelsHeight = 340, kInspectorWidth = 470;
 
-float timeline_height(int rows) { return Layout::kTop + Layout::kLaneHeight * static_cast<float>(rows) + 40; }
+float timeline_height(int rows) { return Layout::fitted_height(rows); }
 
 // A database with several sessions and none named: pick one. Returns its id once clicked.
 // With `print`, each row's rectangle goes to stdout (for tests that click one).
@@ -502,7 +502,8 @@ int main(int argc, char** argv) {
         const Timeline& tl = S->tl;
         const float plot_h = with_panels ? std::max(timeline_height(u.filter.row_count()), static_cast<float>(fh) - kPanelsHeight)
                                          : static_cast<float>(fh);
-        const Layout layout{static_cast<float>(fw), plot_h, u.nav.view().t0, u.nav.view().t1};
+        const Layout layout{static_cast<float>(fw), plot_h, u.nav.view().t0, u.nav.view().t1,
+                            Layout::fit_lane_height(plot_h, u.filter.row_count())};
         if (!offscreen) input.frame(win, *S, u, layout);
         const auto draw_start = std::chrono::steady_clock::now();
         ImDrawList* timeline_dl = ImGui::GetBackgroundDrawList();

@@ -20,8 +20,8 @@ void draw_overview(ImDrawList* dl, const Overview& o, const Layout& L, ColumnIma
         if (lane.vcpu_id >= 0) std::snprintf(label, sizeof label, "vcpu%d", lane.vcpu_id);
         else std::snprintf(label, sizeof label, "tid %d", lane.tid.value());
         dl->AddText(ImVec2(4, L.band_y(row)), 0xffdcdcdc, label);
-        ColumnRuns bands(dl, L.band_y(row), L.band_y(row) + Layout::kBandHeight, strips);
-        ColumnRuns ticks(dl, L.tick_y(row), L.tick_y(row) + Layout::kTickHeight, strips);
+        ColumnRuns bands(dl, L.band_y(row), L.band_y(row) + L.band_height(), strips);
+        ColumnRuns ticks(dl, L.tick_y(row), L.tick_y(row) + L.tick_height(), strips);
         for (int c = 0; c < columns; ++c) {
             const std::int64_t ta = L.t0 + static_cast<std::int64_t>(c * ns_per_px), tb = L.t0 + static_cast<std::int64_t>((c + 1) * ns_per_px);
             if (tb <= o.t0 || ta >= o.last_ts) continue;

@@ -191,7 +191,7 @@ void statistics_tab(const Session& s, UiState& u) {
     // the replay's statistics (one list for the CLI, the database and here), then the
     // exits by reason per shown vCPU
     auto rows = statistics_rows(s.replay);
-    rows.insert(rows.begin(), lost_events_row(s.tl));
+    rows.insert(rows.begin(), {lost_events_row(s.tl), unsynced_row(s.tl)});
     ImGui::BeginChild("summary", ImVec2(std::min(520.0f, ImGui::GetContentRegionAvail().x * 0.5f), 0));
     if (ImGui::BeginTable("summary", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
         for (const auto& row : rows) {
@@ -478,14 +478,12 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
     if (!io.WantCaptureMouse && io.MousePos.x > Layout::kGutter && io.MousePos.x < layout.width && !u.dragging &&
         (!u.pinned || u.clicked)) {
         if (u.clicked) u.pinned = true;
-        const float fr = (io.MousePos.y - Layout::kTop) / Layout::kLaneHeight;
         const auto rows = u.filter.rows();
-        const int row = fr >= 0 ? static_cast<int>(fr) : -1;
+        const int row = layout.row_at(io.MousePos.y);
         const auto it = std::find(rows.begin(), rows.end(), row);
         if (row >= 0 && it != rows.end()) {
             const int lane = static_cast<int>(it - rows.begin());
-            const auto ts = layout.t0 + static_cast<std::int64_t>((io.MousePos.x - Layout::kGutter) / (layout.width - Layout::kGutter) *
-                                                                 static_cast<float>(layout.t1 - layout.t0));
+            const auto ts = layout.time_at(io.MousePos.x);
             if (ts != u.shown_ts || lane != u.shown_lane) {
                 u.states = s.index->at(ts);
                 u.shown_ts = ts;

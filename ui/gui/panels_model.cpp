@@ -161,4 +161,22 @@ StatRow lost_events_row(const Timeline& tl) {
     return row;
 }
 
+StatRow unsynced_row(const Timeline& tl) {
+    StatRow row{"unsynced", "stretches where a vCPU's APIC state was not proven, so its events were not checked (amber under the lane)",
+                "none"};
+    std::size_t spans = 0;
+    std::int64_t ns = 0, lane_ns = 0;
+    for (const auto& lane : tl.lanes) {
+        spans += lane.unsynced.size();
+        for (const auto& sp : lane.unsynced) ns += sp.end - sp.start;
+        lane_ns += tl.t1 - tl.t0;
+    }
+    if (!spans) return row;
+    char b[160];
+    std::snprintf(b, sizeof b, "%zu stretch%s, %.3f s of vCPU time (%.1f %%)", spans, spans == 1 ? "" : "es", static_cast<double>(ns) / 1e9,
+                  lane_ns ? 100.0 * static_cast<double>(ns) / static_cast<double>(lane_ns) : 0.0);
+    row.value = b;
+    return row;
+}
+
 }  // namespace irqflow::gui

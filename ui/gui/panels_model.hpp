@@ -53,6 +53,9 @@ std::vector<StatRow> statistics_rows(const replay::ReplayResult& r);
 // The statistics tab's first row: the events lost, in how many gaps, and how long they
 // left the trace blind ("276 in 1 gap, 5.3 ms"; "none").
 StatRow lost_events_row(const Timeline& tl);
+// The second row: how many unsynced stretches the lanes have and how much of the vCPUs'
+// time they cover ("12 stretches, 1.234 s of vCPU time (3.1 %)"; "none").
+StatRow unsynced_row(const Timeline& tl);
 
 // The findings tab's tree: root findings in order, each with its follow-ons (the findings
 // whose caused_by names it, replay/README.md "Recovery"), as indices into r.findings.

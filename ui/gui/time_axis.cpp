@@ -60,7 +60,7 @@ TimeAxis time_axis(std::int64_t t0, std::int64_t t1, std::int64_t origin, float 
     std::int64_t base = zero;
     if (unit.ns < kUnits[0].ns) base = zero + floor_div(t0 - zero, unit.ns * 1000) * unit.ns * 1000;
     if (base == zero) a.base = relative ? "from start" : "clock time";
-    else a.base = (relative ? "+" : "") + seconds_text(base - zero, unit.ns);
+    else a.base = (relative && base >= zero ? "+" : "") + seconds_text(base - zero, unit.ns);
     for (std::int64_t ts = zero + floor_div(t0 - zero + step - 1, step) * step; ts <= t1; ts += step) {
         const std::int64_t v = ts - base;
         char buf[48];

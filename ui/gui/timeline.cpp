@@ -154,10 +154,16 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
         L.marker_index.build(L.markers, [](const Marker& m) { return m.ts; }, tl.t0, tl.t1);
         for (std::size_t d = 0; d < 3; ++d) L.isr_index[d].build(L.isr_by_depth[d], [](const IsrBar& b) { return b.start; }, tl.t0, tl.t1);
     }
+    for (const auto& u : replay.unsynced)
+        if (const int l = lane(u.vm, u.vcpu); l >= 0) tl.lanes[static_cast<std::size_t>(l)].unsynced.push_back({u.start, u.end});
+    for (auto& L : tl.lanes)
+        std::sort(L.unsynced.begin(), L.unsynced.end(), [](const Lane::Span& a, const Lane::Span& b) { return a.start < b.start; });
     for (const auto& f : replay.findings) tl.findings.push_back({f.ts.value(), lane(f.vm, f.vcpu), std::string(replay::rule_info(f.rule).id)});
     if (serial)
         for (const auto& l : serial->lines)
             if (l.host_ts) tl.serial.push_back({l.host_ts->value(), l.text});
+    // aligned host times need not rise line by line: drawing and hovering search by time
+    std::stable_sort(tl.serial.begin(), tl.serial.end(), [](const SerialMark& a, const SerialMark& b) { return a.ts < b.ts; });
     return tl;
 }
 

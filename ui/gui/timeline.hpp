@@ -123,6 +123,11 @@ struct Lane {
     StateGrid state_grid;
     std::array<TimeIndex, 3> isr_index;
     std::map<std::string, std::uint64_t> exits_by_reason;
+    // where the replay did not know this vCPU's state (replay::UnsyncedSpan), by start
+    struct Span {
+        std::int64_t start, end;
+    };
+    std::vector<Span> unsynced;
 };
 struct Arrow {
     std::int64_t ts;
@@ -186,26 +191,49 @@ inline constexpr std::uint32_t kPvIpiColor = 0xc0ffff00, kIcrIpiColor = 0xc0ff00
 inline constexpr std::uint32_t kInjectionColor = 0xffffffff, kRealEoiColor = 0xff00d7ff, kPvEoiColor = 0xffffc864;
 inline constexpr std::uint32_t kNestedInjectionColor = 0xffff50ff;  // pink: L1 → L2
 inline constexpr std::uint32_t kBackground = 0xff1e1e1e;
+inline constexpr std::uint32_t kLaneRuleColor = 0xff3c3c3c;  // the line under each lane
 inline constexpr std::uint32_t kCursorColor = 0xff00ff80;  // green: the inspector's pinned time
 inline constexpr std::uint32_t kMarkAColor = 0xff0080ff, kMarkBColor = 0xffff40a0;  // orange A, purple B
 inline constexpr std::uint32_t kSelectionShade = 0x20ffffff;  // the range between A and B
+inline constexpr std::uint32_t kUnsyncedColor = 0xff00a0ff;  // amber strip under a lane whose state is unknown
+inline constexpr std::uint32_t kUnsyncedShade = 0x2000a0ff;  // and a faint wash over the lane there
 inline constexpr std::uint32_t kLostColor = 0xff3030ff;        // red hatching over a lost-event gap
 
-// Where things go in a view `width` x `height` showing [t0, t1].
+// Where things go in a view `width` x `height` showing [t0, t1]. A lane is
+// `lane_height` tall (kLaneHeight at least: more when the window has room, see
+// fit_lane_height); its band, tick strip and ISR rows grow with it, so a taller window
+// shows the same lanes larger instead of empty space below them.
 struct Layout {
     float width, height;
     std::int64_t t0, t1;
+    float lane_height = kLaneHeight;
     static constexpr float kGutter = 90, kTop = 24, kLaneHeight = 72, kBandHeight = 10, kTickHeight = 8, kIsrRow = 12;
+    static constexpr float kSerialRoom = 40;  // below the lanes: the serial row
     float x(std::int64_t ts) const { return kGutter + (width - kGutter) * static_cast<float>(ts - t0) / static_cast<float>(t1 - t0); }
     // The time at pixel column x (x from the window's left edge).
     std::int64_t time_at(float px) const {
         return t0 + static_cast<std::int64_t>(static_cast<double>(px - kGutter) / static_cast<double>(width - kGutter) * static_cast<double>(t1 - t0));
     }
-    float lane_top(int lane) const { return kTop + static_cast<float>(lane) * kLaneHeight; }
+    float scale() const { return lane_height / kLaneHeight; }
+    float band_height() const { return kBandHeight * scale(); }
+    float tick_height() const { return kTickHeight * scale(); }
+    float isr_row() const { return kIsrRow * scale(); }
+    float lane_top(int lane) const { return kTop + static_cast<float>(lane) * lane_height; }
+    // The lane row under y, or -1 above the first (rows past the last are the caller's to reject).
+    int row_at(float y) const { return y >= kTop ? static_cast<int>((y - kTop) / lane_height) : -1; }
     float band_y(int lane) const { return lane_top(lane) + 2; }
-    float tick_y(int lane) const { return band_y(lane) + kBandHeight + 2; }
-    float isr_y(int lane, int depth) const { return tick_y(lane) + kTickHeight + 2 + static_cast<float>(depth - 1) * kIsrRow; }
+    float tick_y(int lane) const { return band_y(lane) + band_height() + 2; }
+    float isr_y(int lane, int depth) const { return tick_y(lane) + tick_height() + 2 + static_cast<float>(depth - 1) * isr_row(); }
     float serial_y(int lanes) const { return lane_top(lanes) + 4; }
+    float unsynced_y(int lane) const { return lane_top(lane + 1) - 5; }  // a 2-pixel strip above the rule under the lane
+    // The lane height that fills `plot_height` with `rows` lanes and the serial row:
+    // never below kLaneHeight, never above three times it (rows that tall only spread out).
+    static float fit_lane_height(float plot_height, int rows) {
+        if (rows <= 0) return kLaneHeight;
+        return std::clamp((plot_height - kTop - kSerialRoom) / static_cast<float>(rows), kLaneHeight, 3 * kLaneHeight);
+    }
+    // The plot height that fits `rows` lanes of kLaneHeight.
+    static float fitted_height(int rows) { return kTop + kLaneHeight * static_cast<float>(rows) + kSerialRoom; }
 };
 
 }  // namespace irqflow::gui

@@ -1,6 +1,7 @@
 #include "view.hpp"
 
 #include "column_runs.hpp"
+#include "serial_labels.hpp"
 
 #include <imgui.h>
 
@@ -12,6 +13,7 @@
 #include <deque>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace irqflow::gui {
 namespace {
@@ -74,8 +76,11 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         const auto& markers = only ? only->markers[li] : lane.markers;
         std::snprintf(label, sizeof label, "vm%d/vcpu%d", lane.vm.value(), lane.vcpu.value());
         dl->AddText(ImVec2(ox + 4, oy + L.band_y(l)), 0xffdcdcdc, label);
+        // a rule under the lane's marker row: what lies between two rules is one vCPU's
+        const float rule_y = oy + L.lane_top(l + 1) - 2;
+        dl->AddLine(ImVec2(ox, rule_y), ImVec2(ox + L.width, rule_y), kLaneRuleColor);
         // bands: per pixel column, the state that covers most of it, from prefix sums
-        ColumnRuns band_runs(dl, oy + L.band_y(l), oy + L.band_y(l) + Layout::kBandHeight, strips);
+        ColumnRuns band_runs(dl, oy + L.band_y(l), oy + L.band_y(l) + L.band_height(), strips);
         const auto& B = lane.bands;
         std::size_t bi = 0, bj = 0;
         // a column 8 or more grid steps wide takes its times from the grid: its edges move
@@ -110,7 +115,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         // exits: a tick in every column that has one, coloured by the reason of its first
         // exit; when there are more than two per column on average, the reasons would be
         // noise, so the strip shows how many there are instead (four shades of grey)
-        ColumnRuns tick_runs(dl, oy + L.tick_y(l), oy + L.tick_y(l) + Layout::kTickHeight, strips);
+        ColumnRuns tick_runs(dl, oy + L.tick_y(l), oy + L.tick_y(l) + L.tick_height(), strips);
         const std::size_t exits_from = first_at_or_after(lane.exits, L.t0);
         const bool exit_density = first_at_or_after(lane.exits, L.t1 + 1) - exits_from > 2 * static_cast<std::size_t>(columns);
         // counted on the index's grid when a column spans 8 or more of its steps (as bands)
@@ -137,7 +142,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             auto it = std::lower_bound(bars.begin(), bars.end(), L.t0, [](const IsrBar& b, std::int64_t t) { return b.start < t; });
             if (it != bars.begin()) --it;
             float last_x = -1;
-            ColumnRuns narrow(dl, y, y + Layout::kIsrRow - 2, strips);  // sub-pixel bars, merged when neighbours share a vector
+            ColumnRuns narrow(dl, y, y + L.isr_row() - 2, strips);  // sub-pixel bars, merged when neighbours share a vector
             for (; it != bars.end() && it->start <= L.t1; ++it) {
                 if (it->end < L.t0) continue;
                 const float x0 = std::max(ox + Layout::kGutter, ox + L.x(it->start));
@@ -158,7 +163,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                     narrow.put(last_x, vector_color(it->vector));
                     continue;
                 }
-                dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + Layout::kIsrRow - 2), vector_color(it->vector));
+                dl->AddRectFilled(ImVec2(x0, y), ImVec2(x1, y + L.isr_row() - 2), vector_color(it->vector));
                 if (x1 - x0 > 34) {
                     std::snprintf(label, sizeof label, "0x%02x", it->vector);
                     dl->AddText(ImVec2(x0 + 2, y - 2), 0xff000000, label);
@@ -206,6 +211,9 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
     // its top instead, in the colour of the column's first sends.
     const auto& arrows = only ? only->arrows : tl.arrows;
     const bool ipi_density = first_at_or_after(arrows, L.t1 + 1) - first_at_or_after(arrows, L.t0) > static_cast<std::size_t>(columns) / 2;
+    // vectors beside the arrowheads only where there is room for them: a label is ~30 px
+    const bool ipi_labels = !ipi_density && first_at_or_after(arrows, L.t1 + 1) - first_at_or_after(arrows, L.t0) <= static_cast<std::size_t>(columns) / 40;
+    std::vector<float> label_free(static_cast<std::size_t>(std::max(rows, 0)), 0.0f);  // per receiver row: where its last label ends
     std::deque<ColumnRuns> sends;  // per row, dense mode only
     if (ipi_density)
         for (int r = 0; r < rows; ++r) sends.emplace_back(dl, oy + L.lane_top(r), oy + L.lane_top(r) + 2, strips);
@@ -229,10 +237,47 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
             if (drawn & bit) continue;
             drawn |= bit;
             const float x = ox + L.x(a.ts);
-            dl->AddLine(ImVec2(x, oy + L.band_y(from) + 5), ImVec2(x + 2, oy + L.band_y(to) + 5), colour);
+            const float y0 = oy + L.band_y(from) + 5, y1 = oy + L.band_y(to) + 5;
+            dl->AddLine(ImVec2(x, y0), ImVec2(x + 2, y1), colour);
+            // an arrowhead on the receiver's band, and the vector beside it when IPIs are sparse
+            const float dir = y1 >= y0 ? 1.0f : -1.0f, tip = y1 - dir * 2;
+            dl->AddTriangleFilled(ImVec2(x - 2, tip - dir * 7), ImVec2(x + 6, tip - dir * 7), ImVec2(x + 2, tip), colour | 0xff000000u);
+            if (ipi_labels && x + 7 >= label_free[static_cast<std::size_t>(to)]) {  // not over the receiver's previous label
+                std::snprintf(label, sizeof label, "0x%02x", a.vector);
+                dl->AddText(ImVec2(x + 7, tip - dir * 7 - (dir > 0 ? 6 : 8)), colour | 0xff000000u, label);
+                label_free[static_cast<std::size_t>(to)] = x + 9 + ImGui::CalcTextSize(label).x;
+            }
         }
     }
     sends.clear();  // the strips go out before the findings are drawn over them
+    // unsynced stretches: a faint wash over the lane and an amber strip under it, spans
+    // closer than a pixel merged into one rectangle
+    for (std::size_t li = 0; li < tl.lanes.size(); ++li) {
+        const int l = row[li];
+        const auto& spans = tl.lanes[li].unsynced;
+        if (l < 0 || spans.empty()) continue;
+        const float y0 = oy + L.lane_top(l), y1 = oy + L.unsynced_y(l);
+        float run0 = -1, run1 = -1;
+        auto flush = [&] {
+            if (run1 <= run0) return;
+            dl->AddRectFilled(ImVec2(run0, y0), ImVec2(run1, y1), kUnsyncedShade);
+            dl->AddRectFilled(ImVec2(run0, y1), ImVec2(run1, y1 + 2), kUnsyncedColor);
+        };
+        // spans of one vCPU do not overlap: by start is by end too
+        auto it = std::lower_bound(spans.begin(), spans.end(), L.t0, [](const Lane::Span& sp, std::int64_t t) { return sp.end < t; });
+        for (; it != spans.end() && it->start <= L.t1; ++it) {
+            const float x0 = std::max(ox + Layout::kGutter, ox + L.x(it->start));
+            const float x1 = std::min(ox + L.width, std::max(x0 + 1, ox + L.x(it->end)));
+            if (x0 <= run1 + 1) {
+                run1 = std::max(run1, x1);
+                continue;
+            }
+            flush();
+            run0 = x0;
+            run1 = x1;
+        }
+        flush();
+    }
     // lost-event gaps: hatched over every lane, since from a gap's start every vCPU is
     // unsynced (replay/README.md); at least two pixels wide, so a short one still shows
     auto gap = std::lower_bound(tl.gaps.begin(), tl.gaps.end(), L.t0, [](const LostGap& g, std::int64_t t) { return g.end < t; });
@@ -245,7 +290,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         drawn_x0 = x0;
         drawn_x1 = x1;
         for (int r = 0; r < rows; ++r) {
-            const float y0 = oy + L.lane_top(r), y1 = y0 + Layout::kLaneHeight - 4;
+            const float y0 = oy + L.lane_top(r), y1 = y0 + L.lane_height - 4;
             dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), kLostColor);
             dl->PushClipRect(ImVec2(x0, y0), ImVec2(x1, y1), true);
             for (float hx = x0 - (y1 - y0); hx < x1; hx += 8) dl->AddLine(ImVec2(hx, y1), ImVec2(hx + (y1 - y0), y0), kLostColor);
@@ -258,21 +303,19 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
         const float x = ox + L.x(f.ts);
         const int r = row_of(f.lane);
         const float y0 = oy + (r >= 0 ? L.lane_top(r) : Layout::kTop);
-        const float y1 = r >= 0 ? y0 + Layout::kLaneHeight - 4 : oy + L.lane_top(rows);
+        const float y1 = r >= 0 ? y0 + L.lane_height - 4 : oy + L.lane_top(rows);
         dl->AddRectFilled(ImVec2(x - 1, y0), ImVec2(x + 2, y1), kFindingColor);
     }
-    // the guest's serial lines at their host time
+    // the guest's serial lines at their host time, each text cut to end before the next
+    // line's tick (serial_labels.hpp; the tooltip shows it whole)
     const float sy = oy + L.serial_y(rows);
     dl->AddText(ImVec2(ox + 4, sy), 0xffdcdcdc, "serial");
-    float next_free = 0;
-    for (const auto& s : tl.serial) {
-        if (s.ts < L.t0 || s.ts > L.t1) continue;
-        const float x = ox + L.x(s.ts);
-        dl->AddLine(ImVec2(x, sy), ImVec2(x, sy + 14), 0xffdcdcdc);
-        if (x >= next_free) {
-            dl->AddText(ImVec2(x + 2, sy), 0xffdcdcdc, s.text.c_str());
-            next_free = x + 8 * static_cast<float>(std::min<std::size_t>(s.text.size(), 40));
-        }
+    float last_tick = -1;
+    for (const auto& sl : serial_labels(tl.serial, L, ImGui::CalcTextSize("x").x)) {
+        const float x = ox + sl.x;
+        if (std::floor(x) != last_tick) dl->AddLine(ImVec2(x, sy), ImVec2(x, sy + 14), 0xffdcdcdc);  // one tick per column
+        last_tick = std::floor(x);
+        if (!sl.text.empty()) dl->AddText(ImVec2(x + 3, sy), 0xffdcdcdc, sl.text.c_str());
     }
     // markers A and B: a shade between them, a line each, and the distance in the axis row
     const float lanes_bottom = oy + L.lane_top(rows);

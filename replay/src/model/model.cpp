@@ -342,6 +342,7 @@ void Model::drop_window_closes() {
 }
 
 void Model::lose_track() {
+    ++track_losses_;
     unsync_all();
     ipis_.drop_all();
     for (auto& v : vcpus_) {

@@ -179,6 +179,9 @@ public:
     void drop_window_opens();
     // Drop windows opened and not yet closed by their Lost marker.
     int open_drop_windows() const { return open_drops_; }
+    // Times every vCPU's state was thrown away (drop windows opening and closing): an
+    // observer that sees this change knows every vCPU may have just become unknown.
+    std::uint64_t track_losses() const { return track_losses_; }
     const ClockSkew& clock_skew() const { return skew_; }
     // The end of the trace: every IPI in flight is complete.
     void finish();
@@ -254,6 +257,7 @@ private:
     std::vector<IpiSend> completed_;
     const IpiSend* sent_ = nullptr;
     int open_drops_ = 0;
+    std::uint64_t track_losses_ = 0;
     ClockSkew skew_;
     PvEoiSemantics semantics_;
 };

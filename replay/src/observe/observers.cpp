@@ -13,7 +13,8 @@ Observers::Observers(const Model& m, const ReplayOptions& o, ReplayResult& r)
       eoi_paths_(m.vcpu_count(), r.stats),
       ipis_(r.stats, o.collect_details ? &r.ipis : nullptr),
       pv_eoi_cf_(r.stats),
-      pv_ipi_cf_(m, r.stats) {}
+      pv_ipi_cf_(m, r.stats),
+      unsynced_(m.vcpu_count(), o.collect_details ? &r.unsynced : nullptr) {}
 
 void Observers::resolved(const ResolvedEoi& r, const Model& m) {
     if (!r) return;
@@ -54,6 +55,7 @@ void Observers::finish(const Model& m) {
     pv_ipi_cf_.finish(m);
     latency_.finish(r_.stats);
     exits_.finish(r_.stats);
+    unsynced_.finish(m);
     for (std::size_t i = 0; i < m.vcpu_count(); ++i) r_.final_state.push_back(m.state(VcpuSlot(static_cast<std::int32_t>(i))));
 }
 

@@ -12,6 +12,7 @@
 #include "lifecycles.hpp"
 #include "pv_eoi_counterfactual.hpp"
 #include "pv_ipi_counterfactual.hpp"
+#include "unsynced_spans.hpp"
 
 namespace irqflow::replay {
 
@@ -25,6 +26,7 @@ public:
     [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const Model& m) {
         constexpr bool own = own_thread_kind(K);
         coverage_.event(own ? fx.vcpu : kNoVcpu, fx.known);
+        unsynced_.event(own ? fx.vcpu : kNoVcpu, fx.known, e.ts.value(), m);
         if constexpr (K == EventKind::ApicIpi || K == EventKind::Hypercall) pv_ipi_cf_.learn(e, m);
         if constexpr (own) {
             if (fx.vcpu == kNoVcpu) {
@@ -86,6 +88,7 @@ private:
     IpiStats ipis_;
     PvEoiCounterfactual pv_eoi_cf_;
     PvIpiCounterfactual pv_ipi_cf_;
+    UnsyncedSpans unsynced_;
 };
 
 }  // namespace irqflow::replay

@@ -153,10 +153,19 @@ struct LateIrrWrite {
     std::uint64_t inject_record = 0;        // the injection forgiven
 };
 
+// A stretch of time in which a vCPU's modelled state was not proven (the replay could
+// not judge its events): from its first own event seen so to the first seen proven again.
+struct UnsyncedSpan {
+    VmId vm = kUnknownVm;
+    VcpuId vcpu = kUnknownVcpu;
+    std::int64_t start = 0, end = 0;
+};
+
 struct ReplayResult {
     std::vector<LateIrrWrite> late_irr_writes;
     std::vector<InterruptRecord> interrupts;  // with collect_details
     std::vector<IpiRecord> ipis;              // with collect_details
+    std::vector<UnsyncedSpan> unsynced;       // with collect_details: by end, then vCPU
     PvEoiSemantics semantics = PvEoiSemantics::Current;
     std::vector<Finding> findings;
     ReplayStats stats;
