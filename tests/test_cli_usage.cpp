@@ -126,7 +126,7 @@ TEST_CASE("irqflow-gui: --help with examples, bad options refused with exit 64 b
              {"", "TRACE|DB is required"},
              {" --range 5:3" + trace, "--range: A:B seconds with A < B"},
              {" --size 100x100" + trace, "--size: WxH pixels, W at least 200"},
-             {" --tab nosuch" + trace, "--tab: nosuch not in {findings,statistics,latency,events}"},
+             {" --tab nosuch" + trace, "--tab: nosuch not in {findings,statistics,latency,events,selection}"},
              {" --inspect 13" + trace, "--inspect: SECONDS:LANE"},
              {" --frobnicate" + trace, "--frobnicate"}}) {
         INFO(args);

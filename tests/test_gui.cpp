@@ -10,6 +10,10 @@
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "timeline.hpp"
+#include "go_to.hpp"
+#include "search.hpp"
+#include "selection.hpp"
+#include "session.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;
@@ -508,7 +512,7 @@ for i in 1 2 3 4 5; do key equal; done; step ms
 for i in 1 2 3 4 5 6 7 8; do key equal; done; step us
 key t; step absolute
 key F1; step keys
-xdotool $(at 700 150) click 1; step pinned
+key F1; xdotool $(at 700 150) click 1; step pinned
 )sh");
     INFO(d.out << d.log);
     std::map<std::string, std::string> axis;  // the axis line after each step
@@ -638,5 +642,187 @@ TEST_CASE("the lost gap of lost.dat is drawn hatched on every lane it un-syncs",
         INFO("lane " << lane);
         CHECK(red >= 100);
         CHECK(outside == 0);
+    }
+}
+
+namespace {
+
+// "view A B", "marks A B", ... lines of a driven window's log, with the step each came before.
+struct LogLines {
+    std::vector<std::pair<std::string, std::string>> lines;  // (step it came before, line)
+    std::vector<std::string> all(const std::string& prefix, const std::string& step = "") const {
+        std::vector<std::string> out;
+        for (const auto& [s, l] : lines)
+            if (l.rfind(prefix, 0) == 0 && (step.empty() || s == step)) out.push_back(l);
+        return out;
+    }
+};
+LogLines log_lines(const std::string& log) {
+    LogLines out;
+    std::vector<std::string> pending;
+    std::istringstream in(log);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("# ", 0) == 0) {
+            for (auto& p : pending) out.lines.emplace_back(line.substr(2), std::move(p));
+            pending.clear();
+        } else {
+            pending.push_back(line);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("--goto and Ctrl+G zoom to a record, pin the cursor there and select its row on screen", "[gui][input][goto]") {
+    if (!have_xvfb() || !have_xdotool()) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    Trace t = load_trace(sample("pveoi-on.dat"));
+    const Event later = t.events[t.events.size() * 3 / 4];
+    const Driven d = drive_window("goto", "--goto '#104904' '" + sample("pveoi-on.dat") + "'",
+                                  "window \"^irqflow - \"\nstep start\nkey ctrl+g; xdotool type '#" + std::to_string(later.record) +
+                                      "'; key Return; step typed\n");
+    INFO(d.out << d.log);
+    const LogLines L = log_lines(d.log);
+    const std::int64_t first_ts = *gui::record_time(t, 104904);
+    // the view: 200 µs around the record, the inspector pinned on its vCPU (2) at its time
+    CHECK(L.all("view", "start").back() ==
+          "view " + std::to_string(first_ts - gui::kGoToSpanNs / 2) + " " + std::to_string(first_ts + gui::kGoToSpanNs / 2));
+    CHECK(L.all("inspect", "start").back() == "inspect 2 " + std::to_string(first_ts));
+    CHECK(L.all("selected", "start").back() == "selected 104904 visible");
+    // Ctrl+G and a record typed: the same for it
+    CHECK(L.all("inspect", "typed").back().ends_with(" " + std::to_string(later.ts.value())));
+    CHECK(L.all("selected", "typed").back() == "selected " + std::to_string(later.record) + " visible");
+    const auto view = L.all("view", "typed").back();
+    long long a = 0, b = 0;
+    REQUIRE(std::sscanf(view.c_str(), "view %lld %lld", &a, &b) == 2);
+    CHECK(b - a == gui::kGoToSpanNs);
+    CHECK(a + (b - a) / 2 == later.ts.value());
+}
+
+TEST_CASE("markers A and B by Ctrl+click: the delta equals the times clicked, the selection tab counts what lies between", "[gui][input][selection]") {
+    if (!have_xvfb() || !have_xdotool()) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    const Driven d = drive_window("marks", "--range 20.2:20.4 '" + sample("pveoi-on.dat") + "'", R"sh(
+window "^irqflow - "
+step start
+xdotool $(at 400 100) keydown ctrl click 1 keyup ctrl; step a
+xdotool $(at 900 100) keydown ctrl click 3 keyup ctrl; step b
+)sh");
+    INFO(d.out << d.log);
+    const LogLines L = log_lines(d.log);
+    const gui::Layout at{1400, 352, 20'200'000'000, 20'400'000'000};
+    long long a = -1, b = -1, t0 = 0, t1 = 0;
+    unsigned long long exits = 0, injections = 0;
+    REQUIRE(!L.all("marks", "b").empty());
+    REQUIRE(std::sscanf(L.all("marks", "b").back().c_str(), "marks %lld %lld", &a, &b) == 2);
+    const double ns_per_px = 200e6 / (1400 - gui::Layout::kGutter);
+    CHECK(std::abs(static_cast<double>(a - at.time_at(400))) <= ns_per_px);
+    CHECK(std::abs(static_cast<double>(b - at.time_at(900))) <= ns_per_px);
+    // the selection tab opened by itself, on what lies between them
+    REQUIRE(!L.all("selection", "b").empty());
+    REQUIRE(std::sscanf(L.all("selection", "b").back().c_str(), "selection %lld %lld exits %llu injections %llu", &t0, &t1, &exits, &injections) == 4);
+    CHECK(t0 == a);
+    CHECK(t1 == b);
+    gui::LoadProgress progress;
+    gui::SessionSource src;
+    src.path = sample("pveoi-on.dat");
+    const auto s = gui::load_session(src, progress);
+    const auto r = gui::range_stats(*s, gui::LaneLookup(s->tl), gui::Filter::all(s->tl), a, b);
+    CHECK(exits == r.exits);
+    CHECK(injections == r.injections);
+    CHECK(exits > 0);
+}
+
+TEST_CASE("search from the window: Ctrl+F, a query, Enter, then F3 and Shift+F3 step through the matches", "[gui][input][search]") {
+    if (!have_xvfb() || !have_xdotool()) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    const Driven d = drive_window("search", "'" + sample("pveoi-on.dat") + "'", R"sh(
+window "^irqflow - "
+key Home; step start
+key ctrl+f; xdotool type 'kvm_exit exit_reason=HLT'; key Return; step searched
+key F3; step next
+key shift+F3; step back
+)sh");
+    INFO(d.out << d.log);
+    const LogLines L = log_lines(d.log);
+    gui::LoadProgress progress;
+    gui::SessionSource src;
+    src.path = sample("pveoi-on.dat");
+    const auto s = gui::load_session(src, progress);
+    std::string error;
+    const auto terms = gui::parse_search(*s, "kvm_exit exit_reason=HLT", error);
+    REQUIRE(terms);
+    const auto hits = gui::search_events(*s, *terms);
+    REQUIRE(hits.size() > 2);
+    CHECK(L.all("search", "searched").back() == "search kvm_exit exit_reason=HLT: " + std::to_string(hits.size()) + " matches");
+    // Enter went to the first match after the view's centre (the whole trace's), F3 to the next, Shift+F3 back
+    const auto& ev = s->trace.events;
+    const auto first = gui::step_match(s->trace, hits, std::nullopt, s->tl.t0 + (s->tl.t1 - s->tl.t0) / 2, true);
+    REQUIRE(first);
+    auto match = [&](std::size_t k) { return "match " + std::to_string(k) + " record " + std::to_string(ev.record(hits[k])); };
+    CHECK(L.all("match", "searched").back() == match(*first));
+    CHECK(L.all("match", "next").back() == match(*first + 1));
+    CHECK(L.all("match", "back").back() == match(*first));
+    CHECK(L.all("selected", "next").back() == "selected " + std::to_string(ev.record(hits[*first + 1])) + " visible");
+}
+
+TEST_CASE("an IPI line ends in an arrowhead with its vector, and lanes grow to fill a taller window", "[gui][ipi]") {
+    if (!have_xvfb()) return;
+    const std::int64_t a = 20'280'000'000, b = 20'280'500'000;
+    const Image img = shoot("--range 20.28:20.2805 --size 1400x352 '" + sample("pveoi-on.dat") + "'", "ipi");
+    Trace t = load_trace(sample("pveoi-on.dat"));
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    const gui::Timeline tl = gui::build_timeline(t, replay::replay(t, o), nullptr);
+    const gui::Layout L{1400, 352, a, b};
+    std::size_t checked = 0;
+    for (const auto& arrow : tl.arrows) {
+        if (arrow.ts < a || arrow.ts > b) continue;
+        const float x = L.x(arrow.ts), dir = arrow.to_lane > arrow.from_lane ? 1.0f : -1.0f;
+        const float tip = L.band_y(arrow.to_lane) + 5 - dir * 2;
+        const std::uint32_t colour = (arrow.pv ? gui::kPvIpiColor : gui::kIcrIpiColor) | 0xff000000u;
+        INFO("IPI at " << arrow.ts << " to lane " << arrow.to_lane);
+        CHECK(img.at(static_cast<int>(std::lround(x + 2)), static_cast<int>(std::lround(tip - dir * 5))) == colour);  // inside the head
+        int label = 0;  // the vector's text beside it
+        for (int y = static_cast<int>(tip - dir * 7) - 16; y < static_cast<int>(tip - dir * 7) + 4; ++y)
+            for (int px = static_cast<int>(x) + 7; px < static_cast<int>(x) + 37; ++px) label += img.at(px, y) == colour;
+        CHECK(label > 8);
+        ++checked;
+    }
+    CHECK(checked >= 2);
+    // twice the height: each lane's band twice as tall, all of it drawn
+    const Image tall = shoot("--range 20.28:20.2805 --size 1400x700 '" + sample("pveoi-on.dat") + "'", "ipi-tall");
+    const gui::Layout T{1400, 700, a, b, gui::Layout::fit_lane_height(700, 4)};
+    CHECK(T.lane_height > 150);
+    for (int lane = 0; lane < 4; ++lane) {
+        INFO("lane " << lane);
+        const int y0 = static_cast<int>(std::ceil(T.band_y(lane))), y1 = static_cast<int>(T.band_y(lane) + T.band_height()) - 1;
+        CHECK(y1 - y0 >= 18);
+        for (int y = y0; y <= y1; ++y) CHECK(tall.at(95, y) == tall.at(95, y0));
+        CHECK(tall.at(95, y0) != gui::kBackground);
+    }
+}
+
+TEST_CASE("lost.dat's unsynced stretches are shaded under every lane after the drop, and nowhere before it", "[gui][unsynced]") {
+    if (!have_xvfb()) return;
+    const Image img = shoot("--range 88.70:88.80 --size 1400x352 '" + sample("lost.dat") + "'", "unsynced");
+    const gui::Layout L{1400, 352, 88'700'000'000, 88'800'000'000};
+    const int after0 = static_cast<int>(L.x(88'757'500'000)), after1 = 1390;
+    for (int lane = 0; lane < 4; ++lane) {
+        INFO("lane " << lane);
+        const int y = static_cast<int>(L.unsynced_y(lane));
+        int after = 0, before = 0;
+        for (int x = after0; x < after1; ++x) after += img.at(x, y) == gui::kUnsyncedColor;
+        for (int x = 100; x < 700; ++x) before += img.at(x, y) == gui::kUnsyncedColor;
+        CHECK(after == after1 - after0);
+        CHECK(before == 0);
     }
 }
