@@ -675,7 +675,7 @@ LogLines log_lines(const std::string& log) {
 
 }  // namespace
 
-TEST_CASE("--goto and Ctrl+G zoom to a record, pin the cursor there and select its row on screen", "[gui][input][goto]") {
+TEST_CASE("going to a record (the --goto option, Ctrl+G) zooms there, pins the cursor and selects its row on screen", "[gui][input][goto]") {
     if (!have_xvfb() || !have_xdotool()) {
         WARN("xvfb-run or xdotool not installed: input test skipped");
         return;

@@ -319,7 +319,10 @@ void events_tab(const Session& s, UiState& u) {
             char buf[48];
             std::snprintf(buf, sizeof buf, "%llu##%d", static_cast<ull>(e.record), i);
             const bool selected = selected_row && *selected_row == static_cast<std::size_t>(i);
-            if (ImGui::Selectable(buf, selected, ImGuiSelectableFlags_SpanAllColumns)) go_to(s, u, e.ts.value(), index);
+            if (ImGui::Selectable(buf, selected, ImGuiSelectableFlags_SpanAllColumns)) {
+                go_to(s, u, e.ts.value(), index);
+                if (searching) u.match = static_cast<std::size_t>(i);  // F3 goes on from the clicked match
+            }
             if (selected && u.scroll_to_selected) {
                 ImGui::SetScrollHereY(0.5f);
                 u.scroll_to_selected = false;
