@@ -564,6 +564,15 @@ TEST_CASE("every GUI option is checked against the trace: a range outside it, a 
     r = run_gui("--screenshot /dev/null --tab foo" + trace);
     CHECK(r.status == 64);
     CHECK(r.out.find("foo") != std::string::npos);
+    r = run_gui("--screenshot /dev/null --marks 13:99" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--marks: 99 s is outside the trace") != std::string::npos);
+    r = run_gui("--screenshot /dev/null --search 'kvm_exit nosuch=1'" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--search kvm_exit nosuch=1: no event has a field 'nosuch'") != std::string::npos);
+    r = run_gui("--screenshot /dev/null --goto 99s" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--goto 99s: no such time or record") != std::string::npos);
 }
 
 TEST_CASE("a screenshot shows the key of colours, the axis ticks and the pinned cursor", "[gui][legend]") {
