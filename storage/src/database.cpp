@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <thread>
 
 
@@ -204,6 +206,15 @@ bool Database::shrink_if_mostly_free(double free_fraction) {
     // the WAL now holds the rewritten file: fold it in and cut it to nothing
     sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
     return true;
+}
+
+bool is_database_file(const std::string& path) {
+    char head[16] = {};
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    const std::size_t n = std::fread(head, 1, sizeof head, f);
+    std::fclose(f);
+    return n == sizeof head && std::memcmp(head, "SQLite format 3", 16) == 0;
 }
 
 }  // namespace irqflow::storage

@@ -55,6 +55,7 @@ void add_events(CLI::App& app, Commands& out);
 void add_stats(CLI::App& app, Commands& out);
 void add_check(CLI::App& app, Commands& out);
 void add_predict(CLI::App& app, Commands& out);
+void add_diff(CLI::App& app, Commands& out);
 void add_import(CLI::App& app, Commands& out);
 void add_sessions(CLI::App& app, Commands& out);
 void add_query(CLI::App& app, Commands& out);

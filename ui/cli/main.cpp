@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
     add_stats(app, commands);
     add_check(app, commands);
     add_predict(app, commands);
+    add_diff(app, commands);
     add_import(app, commands);
     add_sessions(app, commands);
     add_query(app, commands);

@@ -11,14 +11,7 @@
 
 namespace irqflow::gui {
 
-bool is_database(const std::string& path) {
-    char head[16] = {};
-    FILE* f = std::fopen(path.c_str(), "rb");
-    if (!f) return false;
-    const std::size_t n = std::fread(head, 1, sizeof head, f);
-    std::fclose(f);
-    return n == sizeof head && std::memcmp(head, "SQLite format 3", 16) == 0;
-}
+bool is_database(const std::string& path) { return storage::is_database_file(path); }
 
 std::vector<StoredSessionEntry> list_sessions(const std::string& db_path) {
     storage::Database db(db_path, storage::Database::Mode::ReadOnly);

@@ -58,6 +58,10 @@ struct ImportProgress {
     std::uint64_t done = 0, total = 0;
 };
 
+// Whether `path` is an SQLite file, by its header (not by its name): a database of
+// sessions, as opposed to a trace.
+bool is_database_file(const std::string& path);
+
 // A session name already taken: `name-2`, `name-3`… (a default name, from the file), or
 // a StorageError (a name the user chose).
 enum class NameClash { Suffix, Refuse };

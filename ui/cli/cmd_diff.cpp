@@ -1,0 +1,189 @@
+// irqflow diff A B: two runs side by side, normalized, each row with a significance test
+// (ui/README.md, "Comparing two runs"); --fail-on gates for CI.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "args.hpp"
+#include "compare.hpp"
+#include "gate.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/storage/database.hpp"
+#include "json.hpp"
+
+namespace irqflow::cli {
+namespace {
+
+// A run named on the command line: a trace file, or DB:SESSION (a stored session, replayed
+// with the semantics it was imported with).
+RunDigest load_run(const std::string& given) {
+    replay::ReplayOptions ro;
+    ro.collect_details = true;
+    if (const auto colon = given.rfind(':'); colon != std::string::npos && colon > 0 && storage::is_database_file(given.substr(0, colon))) {
+        storage::Database db(given.substr(0, colon), storage::Database::Mode::ReadOnly);
+        auto stored = db.load_session(given.substr(colon + 1));
+        ro.semantics = stored.semantics;
+        const auto r = replay::replay(stored.trace, ro);
+        return digest(given, stored.trace, r);
+    }
+    if (storage::is_database_file(given))
+        throw UsageError(given + " is a database: name the session as " + given + ":SESSION (irqflow sessions --db " + given + " lists them)");
+    const std::string path = readable_trace(given);
+    const Trace t = load_trace(path);
+    const auto r = replay::replay(t, ro);
+    return digest(shown_name(path), t, r);
+}
+
+std::string number(double v, const std::string& unit) {
+    char b[48];
+    if (unit == "ns") std::snprintf(b, sizeof b, "%.0f", v);
+    else if (std::abs(v) >= 100 || v == std::floor(v)) std::snprintf(b, sizeof b, "%.1f", v);
+    else std::snprintf(b, sizeof b, "%.4f", v);
+    return b;
+}
+
+std::string change_text(const DiffRow& r) {
+    char b[48];
+    if (const auto q = r.ratio()) std::snprintf(b, sizeof b, "%+.1f%%", 100 * (*q - 1));
+    else if (r.b == 0) std::snprintf(b, sizeof b, "=");
+    else std::snprintf(b, sizeof b, "new");
+    return b;
+}
+
+void print_text(const RunDigest& a, const RunDigest& b, const std::vector<DiffRow>& rows) {
+    std::printf("A: %s (%.3f s, %.3f s in the guest)\nB: %s (%.3f s, %.3f s in the guest)\n", a.name.c_str(),
+                static_cast<double>(a.t1 - a.t0) / 1e9, a.total.guest_s, b.name.c_str(), static_cast<double>(b.t1 - b.t0) / 1e9,
+                b.total.guest_s);
+    std::size_t width = 10;
+    for (const auto& r : rows) width = std::max(width, r.label.size());
+    auto section = [&](const char* title, auto pick) {
+        bool any = false;
+        for (const auto& r : rows) {
+            if (!pick(r)) continue;
+            if (!any) std::printf("\n%-*s %14s %14s %9s  %s\n", static_cast<int>(width), title, "A", "B", "change", "significant");
+            any = true;
+            std::printf("%-*s %14s %14s %9s  %s\n", static_cast<int>(width), r.label.c_str(), number(r.a, r.unit).c_str(),
+                        number(r.b, r.unit).c_str(), change_text(r).c_str(),
+                        !r.test.test[0] ? "-" : r.test.significant ? "YES" : "no");
+        }
+    };
+    section("headline", [](const DiffRow& r) { return r.headline; });
+    section("exits by reason (per s in the guest)", [](const DiffRow& r) { return r.key.rfind("exits_per_guest_s[", 0) == 0; });
+    section("time in the host per exit (ns)", [](const DiffRow& r) { return r.key.rfind("host_ns_per_exit[", 0) == 0; });
+    section("injections by vector (per s in the guest)", [](const DiffRow& r) { return r.key.rfind("injections_per_guest_s[", 0) == 0; });
+    section("EOIs by path (per injected interrupt)", [](const DiffRow& r) { return r.key.rfind("eois_per_interrupt[", 0) == 0; });
+    section("IPIs", [](const DiffRow& r) { return r.key == "ipi_fanout"; });
+    section("latency by vector (ns)", [](const DiffRow& r) { return r.unit == "ns" && r.key.find("_to_") != std::string::npos; });
+    const PvEoiSide pa = pv_eoi_side(a), pb = pv_eoi_side(b);
+    std::printf("\nPV EOI: A %llu of %llu EOIs without an exit (%.1f %%), predicted %.1f %% (%llu more exits saved); "
+                "B %llu of %llu (%.1f %%), predicted %.1f %%\n",
+                static_cast<unsigned long long>(pa.pv_eois), static_cast<unsigned long long>(pa.eois), 100 * pa.measured_hit_rate(),
+                100 * pa.predicted_hit_rate(), static_cast<unsigned long long>(pa.predicted_saved), static_cast<unsigned long long>(pb.pv_eois),
+                static_cast<unsigned long long>(pb.eois), 100 * pb.measured_hit_rate(), 100 * pb.predicted_hit_rate());
+    std::size_t significant = 0, headline = 0;
+    for (const auto& r : rows) {
+        significant += r.test.significant;
+        headline += r.test.significant && r.headline;
+    }
+    std::printf("\n%zu significant changes (%zu in the headline) at a two-sided 1 %% level: rates by Welch's t over 10 equal time "
+                "blocks of each run, latencies by the Mann-Whitney U test, host time per exit by Welch's t, findings exactly.\n",
+                significant, headline);
+}
+
+Json row_json(const DiffRow& r) {
+    Json j;
+    j["key"] = r.key;
+    j["label"] = r.label;
+    j["unit"] = r.unit;
+    j["headline"] = r.headline;
+    j["a"] = r.a;
+    j["b"] = r.b;
+    j["change"] = r.change();
+    if (const auto q = r.ratio()) j["ratio"] = *q;
+    else j["ratio"] = nullptr;
+    if (r.test.test[0]) {
+        j["test"] = r.test.test;
+        j["statistic"] = std::isfinite(r.test.statistic) ? Json(r.test.statistic) : Json(nullptr);
+        j["significant"] = r.test.significant;
+    } else {
+        j["test"] = nullptr;
+        j["significant"] = nullptr;
+    }
+    return j;
+}
+
+int run(const std::string& a_name, const std::string& b_name, bool json, const std::vector<std::string>& gate_texts) {
+    std::vector<Gate> gates;
+    for (std::size_t i = 0; i < gate_texts.size(); ++i) {
+        std::string error;
+        auto g = parse_gate(gate_texts[i], error);
+        if (!g) throw UsageError("--fail-on '" + gate_texts[i] + "': " + error);
+        gates.push_back(std::move(*g));
+    }
+    const RunDigest a = load_run(a_name), b = load_run(b_name);
+    const auto rows = compare(a, b);
+    std::vector<GateResult> results;
+    for (const auto& g : gates) {
+        results.push_back(evaluate(g, rows));
+        if (!results.back().row)
+            throw UsageError("--fail-on '" + g.text + "': no row '" + g.key + "' in these runs (`irqflow diff A B --json` lists every key)");
+    }
+    bool tripped = false;
+    if (json) {
+        Json j;
+        j["a"] = a.name;
+        j["b"] = b.name;
+        Json rj = Json::array();
+        for (const auto& r : rows) rj.push_back(row_json(r));
+        j["rows"] = std::move(rj);
+        const PvEoiSide pa = pv_eoi_side(a), pb = pv_eoi_side(b);
+        for (const auto& [side, p] : {std::pair{"a", &pa}, {"b", &pb}})
+            j["pv_eoi"][side] = {{"eois", p->eois}, {"pv_eois", p->pv_eois}, {"measured_hit_rate", p->measured_hit_rate()},
+                                 {"predicted_exits_saved", p->predicted_saved}, {"predicted_hit_rate", p->predicted_hit_rate()}};
+        Json gj = Json::array();
+        for (std::size_t i = 0; i < gates.size(); ++i) {
+            gj.push_back({{"gate", gates[i].text}, {"change", std::isfinite(results[i].change) ? Json(results[i].change) : Json(nullptr)},
+                          {"beyond_bound", results[i].beyond}, {"tripped", results[i].tripped}});
+            tripped = tripped || results[i].tripped;
+        }
+        j["gates"] = std::move(gj);
+        std::cout << json_text(j) << '\n';
+    } else {
+        print_text(a, b, rows);
+        for (std::size_t i = 0; i < gates.size(); ++i) {
+            const auto& r = results[i];
+            std::printf("gate '%s': change %+.2f%s%s\n", gates[i].text.c_str(), r.change, gates[i].percent ? "%" : "",
+                        r.tripped ? ": TRIPPED" : r.beyond ? ": beyond the bound but within noise, not tripped" : ": holds");
+            tripped = tripped || r.tripped;
+        }
+    }
+    return tripped ? 1 : kExitOk;
+}
+
+}  // namespace
+
+void add_diff(CLI::App& app, Commands& out) {
+    struct Options {
+        std::string a, b;
+        bool json = false;
+        std::vector<std::string> gates;
+    };
+    auto o = std::make_shared<Options>();
+    auto* c = app.add_subcommand("diff",
+                                 "two runs side by side: exits, EOIs, injections, IPIs, latencies and findings, normalized per "
+                                 "second in the guest or per interrupt, each change tested against noise");
+    c->add_option("A", o->a, "the run to compare from: a capture, or DB:SESSION (a stored session)")->required();
+    c->add_option("B", o->b, "the run to compare to")->required();
+    c->add_flag("--json", o->json, "one JSON document: every row with its key (what --fail-on names), values, test and verdict");
+    c->add_option("--fail-on", o->gates,
+                  "exit 1 when this gate trips: KEY OP NUMBER[%], OP one of > >= < <=, % for a relative change (A to B); "
+                  "only a significant change trips it (repeatable)")
+        ->type_name("GATE");
+    c->footer(examples({"irqflow diff samples/pveoi-off.dat samples/pveoi-on.dat",
+                        "irqflow diff base.dat new.dat --fail-on 'exits_per_interrupt > +5%' --fail-on 'p99.inject_to_eoi[0xec] > +20%'",
+                        "irqflow diff s.db:base s.db:patched --json | jq '.rows[] | select(.significant)'"}) +
+              "\nExit: 0, 1 a gate tripped, 2 bad input, 64 usage error (a bad gate, a key no row has).");
+    out.emplace_back(c, [o] { return run(o->a, o->b, o->json, o->gates); });
+}
+
+}  // namespace irqflow::cli

@@ -1,0 +1,248 @@
+#include "compare.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+#include "irqflow/capture/exit_reasons.hpp"
+
+namespace irqflow::ui {
+namespace {
+
+using Block = RunDigest::Block;
+
+// The block a time falls in, and how to spread an interval over blocks.
+struct Blocks {
+    std::int64_t t0, t1;
+    std::size_t of(std::int64_t ts) const {
+        if (ts <= t0 || t1 <= t0) return 0;
+        const auto i = static_cast<std::size_t>(static_cast<double>(ts - t0) / static_cast<double>(t1 - t0) * RunDigest::kBlocks);
+        return std::min(i, RunDigest::kBlocks - 1);
+    }
+    std::int64_t start(std::size_t i) const { return t0 + static_cast<std::int64_t>(static_cast<double>(t1 - t0) * static_cast<double>(i) / RunDigest::kBlocks); }
+};
+
+std::string hex(int v) {
+    char b[8];
+    std::snprintf(b, sizeof b, "0x%02x", v);
+    return b;
+}
+
+std::int64_t percentile(std::vector<std::int64_t> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];  // the replay's rank
+}
+
+template <class K>
+std::uint64_t get(const std::map<K, std::uint64_t>& m, const K& k) {
+    const auto it = m.find(k);
+    return it == m.end() ? 0 : it->second;
+}
+
+// A count per unit of something both runs have per block (guest seconds, injections):
+// the total ratio as the value, Welch's t over the per-block ratios as the test.
+DiffRow rate_row(std::string key, std::string label, std::string unit, bool headline, const RunDigest& a, const RunDigest& b,
+                 const std::function<double(const Block&)>& num, const std::function<double(const Block&)>& den, double scale = 1) {
+    DiffRow row{std::move(key), std::move(label), std::move(unit), headline};
+    auto value = [&](const Block& x) { return den(x) > 0 ? scale * num(x) / den(x) : 0.0; };
+    row.a = value(a.total);
+    row.b = value(b.total);
+    std::vector<double> ra, rb;
+    for (const auto& x : a.blocks)
+        if (den(x) > 0) ra.push_back(value(x));
+    for (const auto& x : b.blocks)
+        if (den(x) > 0) rb.push_back(value(x));
+    if (num(a.total) + num(b.total) > 0) {
+        row.test = welch(ra, rb);
+        row.test.test = "welch-t over 10 time blocks";
+    }
+    return row;
+}
+
+}  // namespace
+
+RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r) {
+    RunDigest d;
+    d.name = std::move(name);
+    if (!t.events.empty()) {
+        d.t0 = t.events.ts(0).value();
+        d.t1 = t.events.back().ts.value();
+    }
+    const Blocks B{d.t0, d.t1};
+    auto each = [&](std::int64_t ts, const std::function<void(Block&)>& f) {
+        f(d.blocks[B.of(ts)]);
+        f(d.total);
+    };
+    // guest time: entry to the vCPU's next exit, split where it crosses blocks; exits;
+    // host time per exit: exit to the vCPU's next entry
+    struct Open {
+        std::int64_t entry = -1, exit = -1;
+        std::string reason;
+    };
+    std::map<std::pair<int, int>, Open> open;
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const auto kind = t.events.kind(i);
+        if (kind != EventKind::Entry && kind != EventKind::Exit && kind != EventKind::Lost) continue;
+        const Event e = t.events[i];
+        if (kind == EventKind::Lost) {  // what happened in a gap is not known: no interval spans it
+            open.clear();
+            continue;
+        }
+        if (e.vcpu == kUnknownVcpu) continue;
+        Open& o = open[{e.vm.value(), e.vcpu.value()}];
+        const std::int64_t ts = e.ts.value();
+        if (kind == EventKind::Entry) {
+            if (o.exit >= 0) {
+                d.host_time_by_reason[o.reason].add(static_cast<double>(ts - o.exit));
+                d.host_time_by_reason_block[o.reason][B.of(o.exit)].add(static_cast<double>(ts - o.exit));
+            }
+            o.entry = ts;
+            o.exit = -1;
+            continue;
+        }
+        o.reason = exit_reason_key(e);
+        each(ts, [&](Block& x) {
+            ++x.exits;
+            ++x.exits_by_reason[o.reason];
+        });
+        if (o.entry >= 0) {
+            for (std::int64_t from = o.entry; from < ts;) {
+                const std::size_t k = B.of(from);
+                const std::int64_t to = k + 1 < RunDigest::kBlocks ? std::min(ts, B.start(k + 1)) : ts;
+                const double s = static_cast<double>(to - from) / 1e9;
+                d.blocks[k].guest_s += s;
+                d.total.guest_s += s;
+                if (to <= from) break;
+                from = to;
+            }
+        }
+        o.entry = -1;
+        o.exit = ts;
+    }
+    for (const auto& ir : r.interrupts) {
+        if (ir.inject_ts)
+            each(ir.inject_ts, [&](Block& x) {
+                ++x.injections;
+                ++x.injections_by_vector[ir.vector];
+            });
+        if (ir.eoi_ts && ir.eoi_path)
+            each(ir.eoi_ts, [&](Block& x) {
+                ++x.eois;
+                x.pv_eois += *ir.eoi_path == replay::EoiPath::PvEoi;
+                ++x.eois_by_path[replay::to_string(*ir.eoi_path)];
+            });
+        auto sample = [&](std::map<int, RunDigest::Samples>& m, std::int64_t at, std::int64_t ns) {
+            auto& blocks = m[ir.vector];
+            blocks.resize(RunDigest::kBlocks);
+            blocks[B.of(at)].push_back(ns);
+        };
+        if (ir.accept_ts && ir.inject_ts && ir.inject_ts >= ir.accept_ts) sample(d.accept_to_inject, ir.inject_ts, ir.inject_ts - ir.accept_ts);
+        if (ir.inject_ts && ir.eoi_ts && ir.eoi_ts >= ir.inject_ts) sample(d.inject_to_eoi, ir.eoi_ts, ir.eoi_ts - ir.inject_ts);
+    }
+    for (const auto& ipi : r.ipis)
+        each(ipi.ts, [&](Block& x) {
+            ++x.ipis;
+            x.ipi_targets += ipi.expected.size();
+        });
+    for (const auto& f : r.findings) ++d.findings_by_rule[std::string(replay::rule_info(f.rule).id)];
+    d.real_eois = r.stats.real_eois();
+    d.pv_eois = r.stats.pv_eois;
+    d.predicted_pv_eoi_saved = r.stats.predicted_pv_eoi_saved;
+    return d;
+}
+
+std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b) {
+    std::vector<DiffRow> rows;
+    const auto guest = [](const Block& x) { return x.guest_s; };
+    const auto injections = [](const Block& x) { return static_cast<double>(x.injections); };
+    const auto eois = [](const Block& x) { return static_cast<double>(x.eois); };
+    // headline: how often the guest leaves, and for how many interrupts
+    rows.push_back(rate_row("exits_per_guest_s", "exits per second in the guest", "/s", true, a, b,
+                            [](const Block& x) { return static_cast<double>(x.exits); }, guest));
+    rows.push_back(rate_row("exits_per_interrupt", "exits per injected interrupt", "/interrupt", true, a, b,
+                            [](const Block& x) { return static_cast<double>(x.exits); }, injections));
+    rows.push_back(rate_row("eoi_exits_per_interrupt", "EOIs that exited, per injected interrupt", "/interrupt", true, a, b,
+                            [](const Block& x) { return static_cast<double>(x.eois - x.pv_eois); }, injections));
+    rows.push_back(rate_row("pv_eoi_hit_rate", "PV EOI hit rate (EOIs without an exit)", "%", true, a, b,
+                            [](const Block& x) { return static_cast<double>(x.pv_eois); }, eois, 100));
+    rows.push_back(rate_row("injections_per_guest_s", "injected interrupts per second in the guest", "/s", true, a, b, injections, guest));
+    rows.push_back(rate_row("ipis_per_guest_s", "IPIs sent per second in the guest", "/s", true, a, b,
+                            [](const Block& x) { return static_cast<double>(x.ipis); }, guest));
+    rows.push_back(rate_row("ipi_fanout", "destinations per IPI", "", false, a, b,
+                            [](const Block& x) { return static_cast<double>(x.ipi_targets); }, [](const Block& x) { return static_cast<double>(x.ipis); }));
+    // exits per reason, injections per vector, EOIs per path
+    std::set<std::string> reasons, paths;
+    std::set<int> vectors;
+    for (const auto* d : {&a, &b}) {
+        for (const auto& [k, n] : d->total.exits_by_reason) reasons.insert(k);
+        for (const auto& [k, n] : d->total.eois_by_path) paths.insert(k);
+        for (const auto& [k, n] : d->total.injections_by_vector) vectors.insert(k);
+    }
+    for (const auto& reason : reasons)
+        rows.push_back(rate_row("exits_per_guest_s[" + reason + "]", reason + " exits per second in the guest", "/s", false, a, b,
+                                [&reason](const Block& x) { return static_cast<double>(get(x.exits_by_reason, reason)); }, guest));
+    for (int v : vectors)
+        rows.push_back(rate_row("injections_per_guest_s[" + hex(v) + "]", "vector " + hex(v) + " injections per second in the guest", "/s",
+                                false, a, b, [v](const Block& x) { return static_cast<double>(get(x.injections_by_vector, v)); }, guest));
+    for (const auto& path : paths)
+        rows.push_back(rate_row("eois_per_interrupt[" + path + "]", "EOIs by " + path + " per injected interrupt", "/interrupt", false, a, b,
+                                [&path](const Block& x) { return static_cast<double>(get(x.eois_by_path, path)); }, injections));
+    // latency per vector: percentiles, each with a block bootstrap of its change (the
+    // maximum has no test: one sample decides it)
+    for (const auto& [stage, of] : {std::pair{"accept_to_inject", &RunDigest::accept_to_inject}, {"inject_to_eoi", &RunDigest::inject_to_eoi}}) {
+        std::set<int> vs;
+        for (const auto* d : {&a, &b})
+            for (const auto& [v, samples] : d->*of) vs.insert(v);
+        for (int v : vs) {
+            static const RunDigest::Samples none(RunDigest::kBlocks);
+            const auto& ba = (a.*of).count(v) ? (a.*of).at(v) : none;
+            const auto& bb = (b.*of).count(v) ? (b.*of).at(v) : none;
+            std::vector<std::int64_t> sa, sb;
+            for (const auto& x : ba) sa.insert(sa.end(), x.begin(), x.end());
+            for (const auto& x : bb) sb.insert(sb.end(), x.begin(), x.end());
+            for (const auto& [name, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"max", 1.0}}) {
+                DiffRow row{std::string(name) + "." + stage + "[" + hex(v) + "]",
+                            std::string(name) + " " + (std::string(stage) == "accept_to_inject" ? "accept -> inject" : "inject -> EOI") + " of " + hex(v),
+                            "ns", false};
+                row.a = static_cast<double>(percentile(sa, q));
+                row.b = static_cast<double>(percentile(sb, q));
+                if (q < 1 && !sa.empty() && !sb.empty()) row.test = bootstrap_percentile(ba, bb, q);
+                rows.push_back(std::move(row));
+            }
+        }
+    }
+    // time in the host per exit, per reason: Welch's t over the blocks' means
+    for (const auto& reason : reasons) {
+        const auto ma = a.host_time_by_reason.count(reason) ? a.host_time_by_reason.at(reason) : RunDigest::Moments{};
+        const auto mb = b.host_time_by_reason.count(reason) ? b.host_time_by_reason.at(reason) : RunDigest::Moments{};
+        DiffRow row{"host_ns_per_exit[" + reason + "]", "time in the host per " + reason + " exit", "ns", false, ma.mean, mb.mean};
+        std::vector<double> xa, xb;
+        auto means = [&reason](const RunDigest& d, std::vector<double>& out) {
+            if (!d.host_time_by_reason_block.count(reason)) return;
+            for (const auto& m : d.host_time_by_reason_block.at(reason))
+                if (m.n > 0) out.push_back(m.mean);
+        };
+        means(a, xa);
+        means(b, xb);
+        if (!xa.empty() && !xb.empty()) {
+            row.test = welch(xa, xb);
+            row.test.test = "welch-t over 10 time blocks";
+        }
+        rows.push_back(std::move(row));
+    }
+    // findings: the replay's verdicts, exact; any change is one
+    std::set<std::string> rules;
+    for (const auto* d : {&a, &b})
+        for (const auto& [k, n] : d->findings_by_rule) rules.insert(k);
+    for (const auto& rule : rules) {
+        DiffRow row{"findings[" + rule + "]", rule + " findings", "", true, static_cast<double>(get(a.findings_by_rule, rule)),
+                    static_cast<double>(get(b.findings_by_rule, rule))};
+        row.test = {row.a != row.b, row.b - row.a, "exact (the replay's verdicts)"};
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+}  // namespace irqflow::ui

@@ -1,0 +1,81 @@
+// Two runs side by side (`irqflow diff`, ui/README.md "Comparing two runs"): each run
+// digested once into totals and per-time-block counts, then compared row by row,
+// normalized so runs of different length compare (per second of guest time, per
+// injected interrupt), each row with a significance test. No printing here.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "irqflow/capture/trace.hpp"
+#include "irqflow/replay/replay.hpp"
+#include "significance.hpp"
+
+namespace irqflow::ui {
+
+// One run, reduced to what a comparison needs. Counts are kept per block of equal
+// length between the first and last event: the spread of a rate across blocks is what
+// tells a real change from a run that merely went differently (batch means).
+struct RunDigest {
+    static constexpr std::size_t kBlocks = 10;
+    struct Block {
+        double guest_s = 0;  // vCPU time in the guest (entry to exit), summed over vCPUs
+        std::uint64_t exits = 0, injections = 0, eois = 0, pv_eois = 0, ipis = 0, ipi_targets = 0;
+        std::map<std::string, std::uint64_t> exits_by_reason;  // exit_reason_key
+        std::map<int, std::uint64_t> injections_by_vector;
+        std::map<std::string, std::uint64_t> eois_by_path;  // replay::to_string(EoiPath)
+    };
+    std::string name;
+    std::int64_t t0 = 0, t1 = 0;
+    std::array<Block, kBlocks> blocks{};
+    Block total;
+    // the replay's own PV EOI figures, as `predict` prints them
+    std::uint64_t real_eois = 0, pv_eois = 0, predicted_pv_eoi_saved = 0;
+    std::map<std::string, std::uint64_t> findings_by_rule;
+    // latency samples (ns) per vector and time block: accept→inject, inject→EOI
+    using Samples = std::vector<std::vector<std::int64_t>>;  // [block] → samples
+    std::map<int, Samples> accept_to_inject, inject_to_eoi;
+    // time in the host per exit (exit to the vCPU's next entry), per reason: n, mean, variance
+    struct Moments {
+        double n = 0, mean = 0, m2 = 0;
+        void add(double x) {
+            n += 1;
+            const double d = x - mean;
+            mean += d / n;
+            m2 += d * (x - mean);
+        }
+        double variance() const { return n > 1 ? m2 / (n - 1) : 0; }
+    };
+    std::map<std::string, Moments> host_time_by_reason;
+    std::map<std::string, std::array<Moments, kBlocks>> host_time_by_reason_block;
+};
+
+// `r` must come from a replay with collect_details (interrupts, IPIs).
+RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r);
+
+struct DiffRow {
+    std::string key;    // what --fail-on names: exits_per_guest_s, p99.inject_to_eoi[0xec], ...
+    std::string label;  // what the table says
+    std::string unit;   // "/s", "/interrupt", "%", "ns", ""
+    bool headline = false;
+    double a = 0, b = 0;
+    TestResult test{};  // test.test empty: no test applies (a count too small, or one side has none)
+    double change() const { return b - a; }
+    std::optional<double> ratio() const { return a != 0 ? std::optional<double>(b / a) : std::nullopt; }
+};
+
+std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b);
+
+// What PV EOI did or would do on each side: measured (kvm_pv_eoi) and predicted
+// (the arming rule on the EOIs that exited), as `predict` reports them.
+struct PvEoiSide {
+    std::uint64_t eois = 0, pv_eois = 0, predicted_saved = 0;
+    double measured_hit_rate() const { return eois ? static_cast<double>(pv_eois) / static_cast<double>(eois) : 0; }
+    double predicted_hit_rate() const { return eois ? static_cast<double>(pv_eois + predicted_saved) / static_cast<double>(eois) : 0; }
+};
+inline PvEoiSide pv_eoi_side(const RunDigest& d) { return {d.real_eois, d.pv_eois, d.predicted_pv_eoi_saved}; }
+
+}  // namespace irqflow::ui
