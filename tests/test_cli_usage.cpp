@@ -117,7 +117,7 @@ TEST_CASE("irqflow-gui: --help with examples, bad options refused with exit 64 b
     const std::string gui = std::string("'") + IRQFLOW_GUI + "'";
     auto h = run(gui + " --help");
     CHECK(h.status == 0);
-    CHECK(h.out.find("Usage: irqflow-gui [OPTIONS] TRACE|DB [SESSION]") != std::string::npos);
+    CHECK(h.out.find("Usage: irqflow-gui [OPTIONS] [TRACE|DB] [SESSION]") != std::string::npos);
     CHECK(h.out.find("--range A:B") != std::string::npos);
     CHECK(h.out.find("Examples:") != std::string::npos);
     CHECK(h.out.find("--print-view") == std::string::npos);  // a test hook, not for users

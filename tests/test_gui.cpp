@@ -10,6 +10,7 @@
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "timeline.hpp"
+#include "irqflow/capture/exit_reasons.hpp"
 #include "go_to.hpp"
 #include "search.hpp"
 #include "selection.hpp"
@@ -297,7 +298,7 @@ struct Driven {
 // with xdotool, then quits it with Ctrl+Q. Steps can use: window TITLE_REGEX (waits
 // for it and sets $wid), line REGEX (waits for the window to print it), step NAME
 // (lets frames pass, then marks the log), key KEY, $(at X Y) (an xdotool move).
-Driven drive_window(const std::string& tag, const std::string& args, const std::string& steps) {
+Driven drive_window(const std::string& tag, const std::string& args, const std::string& steps, const std::string& size = "1400x660") {
     auto log = scratch(tag + ".log");
     std::filesystem::remove(log);
     auto script = scratch(tag + ".sh");
@@ -318,7 +319,7 @@ wait $pid; echo "# exit $?" >> "$log"
 )sh");
     Driven d;
     d.out = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + log.string() + "' '" +
-                    std::string(IRQFLOW_GUI) + "' --size 1400x660 --print-view " + args,
+                    std::string(IRQFLOW_GUI) + "' --size " + size + " --print-view " + args,
                 true)
                 .out;
     d.log = read_file(log.string());
@@ -570,6 +571,14 @@ TEST_CASE("every GUI option is checked against the trace: a range outside it, a 
     r = run_gui("--screenshot /dev/null --search 'kvm_exit nosuch=1'" + trace);
     CHECK(r.status == 64);
     CHECK(r.out.find("--search kvm_exit nosuch=1: no event has a field 'nosuch'") != std::string::npos);
+    r = run_gui("--screenshot /dev/null" + trace + " --compare" + trace + trace);  // a trace and two to compare
+    CHECK(r.status == 64);
+    CHECK(r.out.find("excludes") != std::string::npos);
+    r = run_gui("--screenshot /dev/null --compare" + trace);
+    CHECK(r.status == 64);
+    r = run_gui("--screenshot /dev/null --compare" + trace + " '" + sample("nosuch.dat") + "'");
+    CHECK(r.status == 2);
+    CHECK(r.out.find("nosuch.dat") != std::string::npos);
     r = run_gui("--screenshot /dev/null --goto 99s" + trace);
     CHECK(r.status == 64);
     CHECK(r.out.find("--goto 99s: no such time or record") != std::string::npos);
@@ -834,4 +843,75 @@ TEST_CASE("lost.dat's unsynced stretches are shaded under every lane after the d
         CHECK(after == after1 - after0);
         CHECK(before == 0);
     }
+}
+
+TEST_CASE("the compare view: two runs one above the other, locked, and a diff row click aligns both at an example of it", "[gui][input][compare]") {
+    if (!have_xvfb() || !have_xdotool()) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    const std::string a = sample("pveoi-off.dat"), b = sample("pveoi-on.dat");
+    // the window prints each diff row's rectangle; the test clicks the HLT row's
+    const std::string key = "exits_per_guest_s[EXIT_HLT]";
+    const Driven d = drive_window("compare", "--compare '" + a + "' '" + b + "'",
+                                  "window \"^irqflow - \"\nline \"^row exits_per_guest_s\\[EXIT_HLT\\] \"\nstep start\n"
+                                  "xy=$(grep -m1 '^row exits_per_guest_s\\[EXIT_HLT\\] ' \"$log\" | awk '{print int(($3+$5)/2), int(($4+$6)/2)}')\n"
+                                  "xdotool $(at $xy) click 1; step clicked\n"
+                                  "xdotool $(at 700 100) click 4; step wheel\n",
+                                  "1400x1100");  // both runs' lanes and the diff table
+    INFO(d.out << d.log);
+    const LogLines L = log_lines(d.log);
+    const Trace ta = load_trace(a), tb = load_trace(b);
+    // at first aligned at the starts
+    REQUIRE(!L.all("view", "start").empty());
+    long long t0 = 0, t1 = 0, shift = 0;
+    REQUIRE(std::sscanf(L.all("view", "start").back().c_str(), "view %lld %lld shift %lld", &t0, &t1, &shift) == 3);
+    CHECK(shift == tb.events.ts(0).value() - ta.events.ts(0).value());
+    // the click: an HLT exit in each run, A's centred, B's under it
+    REQUIRE(!L.all("align", "clicked").empty());
+    long long ea = 0, eb = 0;
+    char k[64] = {};
+    REQUIRE(std::sscanf(L.all("align", "clicked").back().c_str(), "align %63s %lld %lld", k, &ea, &eb) == 3);
+    CHECK(std::string(k) == key);
+    auto is_hlt_exit = [](const Trace& t, long long ts) {
+        for (std::size_t i = t.events.lower_bound_ts(TimestampNs(ts)); i < t.events.size() && t.events.ts(i).value() == ts; ++i)
+            if (t.events.kind(i) == EventKind::Exit && exit_reason_key(t.events[i]) == "EXIT_HLT") return true;
+        return false;
+    };
+    CHECK(is_hlt_exit(ta, ea));
+    CHECK(is_hlt_exit(tb, eb));
+    REQUIRE(std::sscanf(L.all("view", "clicked").back().c_str(), "view %lld %lld shift %lld", &t0, &t1, &shift) == 3);
+    CHECK(shift == eb - ea);
+    CHECK(t0 + (t1 - t0) / 2 == ea);
+    // the wheel zooms both: one view, the same shift
+    long long w0 = 0, w1 = 0, wshift = 0;
+    REQUIRE(std::sscanf(L.all("view", "wheel").back().c_str(), "view %lld %lld shift %lld", &w0, &w1, &wshift) == 3);
+    CHECK(static_cast<double>(w1 - w0) == Approx(0.8 * static_cast<double>(t1 - t0)).epsilon(0.01));
+    CHECK(wshift == shift);
+}
+
+TEST_CASE("a compare screenshot draws A's lanes above B's with the diff table, significant rows highlighted", "[gui][compare]") {
+    if (!have_xvfb()) return;
+    const Image img = shoot("--panels --compare '" + sample("pveoi-off.dat") + "' '" + sample("pveoi-on.dat") + "'", "compare");
+    const float ha = gui::Layout::fitted_height(4), hb = gui::Layout::fitted_height(4);
+    CHECK(img.h == static_cast<int>(ha + hb + 340));
+    // both runs' bands: a state colour in each lane's band row, A's then B's
+    const std::set<std::uint32_t> states = {gui::state_color(gui::VcpuState::Guest), gui::state_color(gui::VcpuState::Host),
+                                            gui::state_color(gui::VcpuState::Halted)};
+    const gui::Layout L{1400, ha, 0, 1};
+    for (int lane = 0; lane < 4; ++lane) {
+        INFO("lane " << lane);
+        std::size_t a = 0, b = 0;
+        for (int x = 600; x < 1400; ++x) {
+            a += states.count(img.at(x, static_cast<int>(L.band_y(lane)) + 4));
+            b += states.count(img.at(x, static_cast<int>(ha + L.band_y(lane)) + 4));
+        }
+        CHECK(a > 400);
+        CHECK(b > 400);
+    }
+    // the highlighted rows (significant) are drawn in amber text somewhere in the table
+    int amber = 0;
+    for (int y = static_cast<int>(ha + hb); y < img.h; ++y)
+        for (int x = 0; x < 400; ++x) amber += img.at(x, y) == 0xff4dccffu;
+    CHECK(amber > 20);
 }

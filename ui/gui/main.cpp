@@ -2,6 +2,7 @@
 //
 //   irqflow-gui [options] TRACE          a trace.dat or trace-cmd report text
 //   irqflow-gui [options] DB [SESSION]   a session imported with `irqflow import`
+//   irqflow-gui [options] --compare A B  two runs, one above the other, and their diff
 //
 // Mouse and keys: key_help.hpp (the window lists them on ? or F1).
 // --screenshot renders one frame to PNG and exits (bug reports, docs, tests).
@@ -29,6 +30,7 @@
 
 #include "irqflow/capture/readers.hpp"
 #include "column_image.hpp"
+#include "compare_view.hpp"
 #include "go_to.hpp"
 #include "hover.hpp"
 #include "input.hpp"
@@ -55,6 +57,7 @@ struct Options {
     int bench_frames = 0;  // render this many frames while zooming and panning, print frame times
     std::optional<std::pair<double, double>> range;
     std::optional<std::pair<double, double>> marks;  // markers A and B, seconds
+    std::vector<std::string> compare;  // --compare A B: two runs, A's timeline above B's
     int width = 1400, height = 0;  // height 0: fit the lanes (and the panels)
 };
 
@@ -149,7 +152,14 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
     CLI::App app{"irqflow-gui: the timeline of a KVM capture or a stored session — per-vCPU ISR state, exits, IPIs,\n"
                  "serial lines and findings — with an inspector of each vCPU's local APIC at any instant.",
                  "irqflow-gui"};
-    app.add_option("TRACE|DB", o.src.path, "a capture (as irqflow reads them), or a database of stored sessions")->required();
+    auto* trace_arg = app.add_option("TRACE|DB", o.src.path, "a capture (as irqflow reads them), or a database of stored sessions");
+    auto* compare_arg =
+        app.add_option("--compare", o.compare,
+                       "two runs (captures, or DB:SESSION) one above the other, zoom and pan locked, with the diff table of `irqflow diff A B`")
+            ->type_name("A B")
+            ->expected(2)
+            ->excludes(trace_arg);
+    trace_arg->excludes(compare_arg);
     app.add_option("SESSION", o.src.db_session, "with a database: the session's id or name (left out: pick one)");
     app.add_option("--serial", o.src.serial, "the guest's serial console log of the same run")->type_name("LOG");
     app.add_option_function<std::string>(
@@ -221,6 +231,7 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
                "  irqflow-gui trace.dat --screenshot shot.png --panels --tab findings\n\nExit: 0, 2 bad input, 64 usage error.");
     try {
         app.parse(argc, argv);
+        if (o.src.path.empty() && o.compare.empty()) throw CLI::RequiredError("TRACE|DB");
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
@@ -343,7 +354,19 @@ int main(int argc, char** argv) {
     // --bench-frames: when the first picture of the trace came, the overview of all of it, and the full timeline
     double first_frame_s = -1, overview_s = -1, details_s = -1;
     const char* first_frame_kind = "";
-    if (!o.screenshot.empty()) {  // deterministic: the whole session, then one picture
+    // --compare: both runs loaded first (the diff table needs both), A as the session
+    std::unique_ptr<Session> SB;
+    if (!o.compare.empty()) {
+        o.src = source_of(o.compare[0]);
+        try {
+            LoadProgress progress_b;
+            SB = load_session(source_of(o.compare[1]), progress_b);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "irqflow-gui: %s\n", e.what());
+            return 2;
+        }
+    }
+    if (!o.screenshot.empty() || SB) {  // deterministic: the whole session, then one picture
         load();
         if (!load_error.empty()) {
             std::fprintf(stderr, "irqflow-gui: %s\n", load_error.c_str());
@@ -373,10 +396,14 @@ int main(int argc, char** argv) {
         else loader = std::thread(load);
     }
     std::unique_ptr<UiState> U;
+    std::unique_ptr<CompareState> C;
     if (S) {
         U = std::make_unique<UiState>(*S);
         if (!apply_options(o, *S, *U)) return 64;  // a value this trace cannot have
+        if (SB) C = std::make_unique<CompareState>(*S, *SB);
     }
+    if (o.height == 0 && C)
+        o.height = static_cast<int>(compare_plot_height(*S, U->filter) + compare_plot_height(*SB, C->filter_b) + (with_panels ? kPanelsHeight : 0));
     if (o.height == 0)
         o.height = S ? static_cast<int>(timeline_height(U->filter.row_count()) + (with_panels ? kPanelsHeight : 0)) : 800;
 
@@ -389,7 +416,8 @@ int main(int argc, char** argv) {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_RESIZABLE, o.screenshot.empty() ? GLFW_TRUE : GLFW_FALSE);
-    GLFWwindow* win = glfwCreateWindow(o.width, o.height, ("irqflow (loading) " + o.src.path).c_str(), nullptr, nullptr);
+    const std::string title = !S ? "irqflow (loading) " + o.src.path : "irqflow - " + S->title + (SB ? " vs " + SB->title : std::string());
+    GLFWwindow* win = glfwCreateWindow(o.width, o.height, title.c_str(), nullptr, nullptr);
     if (!win) {
         std::fprintf(stderr, "irqflow-gui: cannot create an OpenGL 3.3 window\n");
         glfwTerminate();
@@ -500,6 +528,35 @@ int main(int argc, char** argv) {
         }
         UiState& u = *U;
         const Timeline& tl = S->tl;
+        if (C) {  // two runs: both timelines, zoom and pan as one, the diff table below
+            const float both = compare_plot_height(*S, u.filter) + compare_plot_height(*SB, C->filter_b);
+            const Layout layout{static_cast<float>(fw), both, u.nav.view().t0, u.nav.view().t1};
+            if (!offscreen) input.frame(win, *S, u, layout);
+            ImDrawList* dl = ImGui::GetBackgroundDrawList();
+            dl->Flags &= ~(ImDrawListFlags_AntiAliasedFill | ImDrawListFlags_AntiAliasedLines);
+            draw_compare(dl, *S, u, *C, static_cast<float>(fw), strips.get());
+            if (with_panels) {  // below the plots, over B's bottom when the window is too short for both
+                const float ph = std::max(160.0f, static_cast<float>(fh) - both);
+                compare_panel(*S, u, *C, 0, static_cast<float>(fh) - ph, static_cast<float>(fw), ph);
+            }
+            if (o.print_view) {
+                static std::pair<ViewRange, std::int64_t> printed{{-1, -1}, 0};
+                if (u.nav.view().t0 != printed.first.t0 || u.nav.view().t1 != printed.first.t1 || C->shift != printed.second) {
+                    printed = {u.nav.view(), C->shift};
+                    std::printf("view %lld %lld shift %lld\n", static_cast<long long>(printed.first.t0), static_cast<long long>(printed.first.t1),
+                                static_cast<long long>(printed.second));
+                }
+                std::fflush(stdout);
+            }
+            render(fw, fh, *strips);
+            if (!o.screenshot.empty() && ++frames == 3) {
+                rc = write_png(o.screenshot, fw, fh) ? 0 : 2;
+                if (rc) std::fprintf(stderr, "irqflow-gui: cannot write %s\n", o.screenshot.c_str());
+                break;
+            }
+            glfwSwapBuffers(win);
+            continue;
+        }
         const float plot_h = with_panels ? std::max(timeline_height(u.filter.row_count()), static_cast<float>(fh) - kPanelsHeight)
                                          : static_cast<float>(fh);
         const Layout layout{static_cast<float>(fw), plot_h, u.nav.view().t0, u.nav.view().t1,
