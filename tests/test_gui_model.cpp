@@ -535,7 +535,8 @@ TEST_CASE("a lost-event gap runs from its CPU's previous event to the marker, an
         REQUIRE(lines.size() == 3);
         CHECK(lines[0] == "lost events on host CPU 1: 276 events");
     }
-    const auto& checks = legend(s->tl).back().entries;
+    const auto groups = legend(s->tl);
+    const auto& checks = groups.back().entries;
     CHECK(std::any_of(checks.begin(), checks.end(), [](const LegendEntry& e) { return e.colour == kLostColor; }));
     CHECK(std::any_of(checks.begin(), checks.end(), [](const LegendEntry& e) { return e.colour == kUnsyncedColor; }));
     char expect[64];
