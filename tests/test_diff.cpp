@@ -184,3 +184,25 @@ TEST_CASE("diff gates: a tripped gate exits 1, a holding one 0, a bad one 64 wit
     CHECK(r.status == 64);
     CHECK(r.out.find("is a database: name the session as") != std::string::npos);
 }
+
+TEST_CASE("stored sessions compare in SQL: session_rates and session_diffs give diff's headline values", "[diff][storage]") {
+    const auto db = scratch("diff-sql.db");
+    std::filesystem::remove(db);
+    for (const char* name : {"pveoi-off", "pveoi-on"})
+        REQUIRE(run(cli() + " import '" + sample(std::string(name) + ".dat") + "' --db '" + db.string() + "' --name " + name).status == 0);
+    const json d = diff_json(sample("pveoi-off.dat"), sample("pveoi-on.dat"));
+    for (const char* key : {"exits_per_guest_s", "exits_per_interrupt", "eoi_exits_per_interrupt", "pv_eoi_hit_rate", "injections_per_guest_s"}) {
+        INFO(key);
+        const auto r = run(cli() + " query --db '" + db.string() + "' --json \"SELECT a, b, change_percent FROM session_diffs WHERE a_session = 1 AND b_session = 2 AND key = '" +
+                           key + "'\"");
+        REQUIRE(r.status == 0);
+        const json q = json::parse(r.out);
+        REQUIRE(q.size() == 1);
+        CHECK(q[0]["a"].get<double>() == Approx(row(d, key)["a"].get<double>()).epsilon(1e-9));
+        CHECK(q[0]["b"].get<double>() == Approx(row(d, key)["b"].get<double>()).epsilon(1e-9));
+    }
+    // which runs cut EOI exits by more than half against session 1
+    const auto r = run(cli() + " query --db '" + db.string() +
+                       "' \"SELECT b_session FROM session_diffs WHERE a_session = 1 AND key = 'eoi_exits_per_interrupt' AND change_percent < -50\"");
+    CHECK(r.out == "b_session\n2\n");
+}

@@ -153,6 +153,36 @@ CREATE VIEW findings_with_evidence AS
   FROM findings f;
 )sql",
         migration_5(),
+        // 6: runs compared in SQL (ui/README.md, "Comparing two runs"): each session's
+        // headline rates under the keys `irqflow diff` gives them, and every ordered pair
+        // of sessions side by side, so a fleet can ask which runs regressed. No
+        // significance here (it needs each run's time blocks): `irqflow diff` has it.
+        R"sql(
+CREATE VIEW session_rates AS
+  SELECT s.id AS session, s.name,
+    x.guest_s, x.exits, i.injections, i.eois, i.pv_eois,
+    x.exits / nullif(x.guest_s, 0) AS exits_per_guest_s,
+    1.0 * x.exits / nullif(i.injections, 0) AS exits_per_interrupt,
+    1.0 * (i.eois - i.pv_eois) / nullif(i.injections, 0) AS eoi_exits_per_interrupt,
+    100.0 * i.pv_eois / nullif(i.eois, 0) AS pv_eoi_hit_rate,
+    i.injections / nullif(x.guest_s, 0) AS injections_per_guest_s
+  FROM sessions s
+  JOIN (SELECT session, count(*) AS exits, coalesce(sum(guest_ns), 0) / 1e9 AS guest_s FROM exits GROUP BY session) x ON x.session = s.id
+  JOIN (SELECT session, sum(inject_ts_ns != 0) AS injections, sum(eoi_path IS NOT NULL) AS eois,
+          coalesce(sum(eoi_path = 'pv-eoi'), 0) AS pv_eois FROM interrupts GROUP BY session) i ON i.session = s.id;
+CREATE VIEW session_diffs AS
+  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
+    SELECT a.session AS a_session, b.session AS b_session, keys.key,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
+        ELSE a.injections_per_guest_s END AS a,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
+        ELSE b.injections_per_guest_s END AS b
+    FROM session_rates a JOIN session_rates b ON a.session != b.session
+    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
+                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
+)sql",
     };
     return m;
 }

@@ -109,12 +109,12 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
         });
         if (o.entry >= 0) {
             for (std::int64_t from = o.entry; from < ts;) {
-                const std::size_t k = B.of(from);
+                std::size_t k = B.of(from);
+                while (k + 1 < RunDigest::kBlocks && B.start(k + 1) <= from) ++k;  // of() rounds; the next block must start after `from`
                 const std::int64_t to = k + 1 < RunDigest::kBlocks ? std::min(ts, B.start(k + 1)) : ts;
                 const double s = static_cast<double>(to - from) / 1e9;
                 d.blocks[k].guest_s += s;
                 d.total.guest_s += s;
-                if (to <= from) break;
                 from = to;
             }
         }
