@@ -158,7 +158,7 @@ TEST_CASE("diff of a capture against itself finds nothing, two captures of the s
     CHECK(headline >= 6);
 }
 
-TEST_CASE("diff gates: a tripped gate exits 1, a holding one 0, a bad one 64 with what is wrong; stored sessions compare too", "[diff][gate]") {
+TEST_CASE("diff gates: a tripped gate exits 1, a holding one 0, a bad one 64 with what is wrong, and stored sessions compare too", "[diff][gate]") {
     const std::string off = " '" + sample("pveoi-off.dat") + "'", on = " '" + sample("pveoi-on.dat") + "'";
     auto r = run(cli() + " diff" + off + on + " --fail-on 'eoi_exits_per_interrupt < -50%'");
     CHECK(r.status == 1);

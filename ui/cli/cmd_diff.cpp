@@ -73,6 +73,7 @@ void print_text(const RunDigest& a, const RunDigest& b, const std::vector<DiffRo
     section("injections by vector (per s in the guest)", [](const DiffRow& r) { return r.key.rfind("injections_per_guest_s[", 0) == 0; });
     section("EOIs by path (per injected interrupt)", [](const DiffRow& r) { return r.key.rfind("eois_per_interrupt[", 0) == 0; });
     section("IPIs", [](const DiffRow& r) { return r.key == "ipi_fanout"; });
+    section("exits the PV features saved and would save", [](const DiffRow& r) { return r.key.rfind("pv_", 0) == 0 && r.key.find("_exits_") != std::string::npos; });
     section("latency by vector (ns)", [](const DiffRow& r) { return r.unit == "ns" && r.key.find("_to_") != std::string::npos; });
     const PvEoiSide pa = pv_eoi_side(a), pb = pv_eoi_side(b);
     std::printf("\nPV EOI: A %llu of %llu EOIs without an exit (%.1f %%), predicted %.1f %% (%llu more exits saved); "

@@ -150,6 +150,8 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
     d.real_eois = r.stats.real_eois();
     d.pv_eois = r.stats.pv_eois;
     d.predicted_pv_eoi_saved = r.stats.predicted_pv_eoi_saved;
+    d.pv_ipi_saved = r.stats.exits_saved_pv_ipi;
+    d.predicted_pv_ipi_saved = r.stats.predicted_pv_ipi_saved;
     return d;
 }
 
@@ -172,6 +174,18 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b) {
                             [](const Block& x) { return static_cast<double>(x.ipis); }, guest));
     rows.push_back(rate_row("ipi_fanout", "destinations per IPI", "", false, a, b,
                             [](const Block& x) { return static_cast<double>(x.ipi_targets); }, [](const Block& x) { return static_cast<double>(x.ipis); }));
+    // exits the PV features saved (measured) and would save (predicted, as `predict`), per
+    // second in the guest: run totals only, so no test
+    auto saved = [&](const char* key, const char* label, std::uint64_t RunDigest::*of) {
+        DiffRow row{key, label, "/s", false};
+        row.a = a.total.guest_s > 0 ? static_cast<double>(a.*of) / a.total.guest_s : 0;
+        row.b = b.total.guest_s > 0 ? static_cast<double>(b.*of) / b.total.guest_s : 0;
+        rows.push_back(std::move(row));
+    };
+    saved("pv_eoi_exits_saved_per_guest_s", "exits PV EOI saved, per second in the guest", &RunDigest::pv_eois);
+    saved("pv_eoi_exits_predicted_per_guest_s", "exits PV EOI would save more, per second in the guest (predict)", &RunDigest::predicted_pv_eoi_saved);
+    saved("pv_ipi_exits_saved_per_guest_s", "exits PV IPI saved, per second in the guest", &RunDigest::pv_ipi_saved);
+    saved("pv_ipi_exits_predicted_per_guest_s", "exits PV IPI would save more, per second in the guest (predict)", &RunDigest::predicted_pv_ipi_saved);
     // exits per reason, injections per vector, EOIs per path
     std::set<std::string> reasons, paths;
     std::set<int> vectors;

@@ -34,6 +34,8 @@ struct RunDigest {
     Block total;
     // the replay's own PV EOI figures, as `predict` prints them
     std::uint64_t real_eois = 0, pv_eois = 0, predicted_pv_eoi_saved = 0;
+    // exits PV IPI saved (hypercalls in the capture) and would save (ICR writes it replaces)
+    std::uint64_t pv_ipi_saved = 0, predicted_pv_ipi_saved = 0;
     std::map<std::string, std::uint64_t> findings_by_rule;
     // latency samples (ns) per vector and time block: accept→inject, inject→EOI
     using Samples = std::vector<std::vector<std::int64_t>>;  // [block] → samples

@@ -161,7 +161,7 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
             ->excludes(trace_arg);
     trace_arg->excludes(compare_arg);
     app.add_option("SESSION", o.src.db_session, "with a database: the session's id or name (left out: pick one)");
-    app.add_option("--serial", o.src.serial, "the guest's serial console log of the same run")->type_name("LOG");
+    app.add_option("--serial", o.src.serial, "the guest's serial console log of the same run")->type_name("LOG")->excludes(compare_arg);
     app.add_option_function<std::string>(
            "--range", [&o](const std::string& v) { o.range = pair_of<double>(v); },
            "show this time span first, in seconds of the trace clock, A < B")
