@@ -8,6 +8,8 @@
 #include "compare.hpp"
 #include "gate.hpp"
 #include "helpers.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/replay/replay.hpp"
 #include "significance.hpp"
 
 using namespace irqflow;
@@ -15,7 +17,7 @@ using namespace irqflow::test;
 using namespace irqflow::ui;
 using nlohmann::json;
 
-TEST_CASE("Welch's t, its critical values and the rank test agree with hand-worked numbers", "[diff][significance]") {
+TEST_CASE("Welch's t and its critical values agree with hand-worked numbers", "[diff][significance]") {
     // t at 1 % two-sided: the table's own rows, the normal's 2.576 far out
     CHECK(t_critical_1pct(10) == Approx(3.169));
     CHECK(t_critical_1pct(1) == Approx(63.657));
@@ -29,13 +31,6 @@ TEST_CASE("Welch's t, its critical values and the rank test agree with hand-work
     CHECK(welch({0, 1, 2, 3, 4}, {6, 7, 8, 9, 10}).significant);  // t = 6
     CHECK_FALSE(welch({1, 2, 3}, {1, 2, 3}).significant);
     CHECK_FALSE(welch({5}, {9}).significant);  // one value a side: no spread, no verdict
-    // Mann-Whitney: disjoint samples of 20 are far apart (z ≈ 5.4), equal ones are not
-    std::vector<std::int64_t> low, high;
-    for (int i = 0; i < 20; ++i) low.push_back(i), high.push_back(100 + i);
-    const auto mw = mann_whitney(low, high);
-    CHECK(mw.significant);
-    CHECK(mw.statistic == Approx(5.41).epsilon(0.01));
-    CHECK_FALSE(mann_whitney(low, low).significant);
 }
 
 TEST_CASE("the block bootstrap calls a shifted percentile significant and noise not, the same way every time", "[diff][significance]") {
@@ -205,4 +200,62 @@ TEST_CASE("stored sessions compare in SQL: session_rates and session_diffs give 
     const auto r = run(cli() + " query --db '" + db.string() +
                        "' \"SELECT b_session FROM session_diffs WHERE a_session = 1 AND key = 'eoi_exits_per_interrupt' AND change_percent < -50\"");
     CHECK(r.out == "b_session\n2\n");
+}
+
+TEST_CASE("diff per vCPU: same ids by default, --vcpu-map pairs others, a bad map exits 64 saying where", "[diff][vcpu-map]") {
+    const std::string on = sample("pveoi-on.dat"), off = sample("pveoi-off.dat");
+    const json d = diff_json(on, off);
+    // every vCPU of both runs has its rows, and they add up to the run's
+    double exits_a = 0, guest_a = 0;
+    for (int v = 0; v < 4; ++v) {
+        const std::string who = "vcpu" + std::to_string(v);
+        CHECK(row(d, who + ".eoi_exits_per_interrupt")["b"].get<double>() > 0.99);  // B has PV EOI off: every EOI exits
+        CHECK(row(d, who + ".eoi_exits_per_interrupt")["significant"] == true);
+        CHECK(row(d, who + ".injections_per_guest_s")["a"].get<double>() > 0);
+    }
+    const Trace t = load_trace(on);
+    replay::ReplayOptions ro;
+    ro.collect_details = true;
+    const RunDigest a = digest("on", t, replay::replay(t, ro));
+    for (const auto& [v, x] : a.vcpus) {
+        exits_a += static_cast<double>(x.total.exits);
+        guest_a += x.total.guest_s;
+    }
+    CHECK(exits_a == static_cast<double>(a.total.exits));
+    CHECK(guest_a == Approx(a.total.guest_s));
+    // a map: A's vcpu0 against B's vcpu3 reads B's vcpu3 figures
+    const json m = json::parse(run(cli() + " diff '" + on + "' '" + off + "' --json --vcpu-map 0=vm0/vcpu3,vcpu3=1").out);
+    CHECK(row(m, "vcpu0.exits_per_guest_s")["a"] == row(d, "vcpu0.exits_per_guest_s")["a"]);
+    CHECK(row(m, "vcpu0.exits_per_guest_s")["b"] == row(d, "vcpu3.exits_per_guest_s")["b"]);
+    CHECK(row(m, "vcpu3.injections_per_guest_s")["b"] == row(d, "vcpu1.injections_per_guest_s")["b"]);
+    std::size_t per_vcpu = 0;
+    for (const auto& r : m["rows"]) per_vcpu += r["key"].get<std::string>().rfind("vcpu", 0) == 0;
+    CHECK(per_vcpu == 6);  // only the two pairs named
+    CHECK(run(cli() + " diff '" + on + "' '" + off + "' --vcpu-map 0=3").out.find("vcpu0 (B: vcpu3): exits per second in the guest") !=
+          std::string::npos);
+    for (const auto& [map, says] : {std::pair{"0=9", "pveoi-off.dat has vcpu0, vcpu1, vcpu2, vcpu3)"},
+                                    {"0=9,", "at 1: vcpu9 is not a vCPU of B ("},
+                                    {"0=1,0=2", "at 5: each vCPU may be paired once"},
+                                    {"0-1", "at 1: a pair A=B"},
+                                    {"1=1,vm1/vcpu0=0", "at 5: vm1/vcpu0 is not a vCPU of A"},
+                                    {"x=1", "'x' and '1' must each be N, vcpuN or vmM/vcpuN"}}) {
+        INFO(map);
+        const auto r = run(cli() + " diff '" + on + "' '" + off + "' --vcpu-map '" + map + "'", true);
+        CHECK(r.status == 64);
+        CHECK(r.out.find(says) != std::string::npos);
+    }
+}
+
+TEST_CASE("diff with a Hyper-V guest: the EOI assist's and Hyper-V IPIs' exits saved have their own rows", "[diff][hyperv]") {
+    const json d = diff_json(sample("pveoi-on.dat"), sample("hyperv.dat"));
+    // hyperv.dat enables PV EOI through the VP assist page on every vCPU: all of its PV
+    // EOIs are the Hyper-V EOI assist; pveoi-on.dat uses KVM's MSR
+    CHECK(row(d, "hv_eoi_assist_exits_saved_per_guest_s")["a"].get<double>() == 0);
+    CHECK(row(d, "hv_eoi_assist_exits_saved_per_guest_s")["b"].get<double>() > 0);
+    CHECK(row(d, "hv_eoi_assist_exits_saved_per_guest_s")["b"] == row(d, "pv_eoi_exits_saved_per_guest_s")["b"]);
+    CHECK(row(d, "hv_ipi_exits_saved_per_guest_s")["a"].get<double>() == 0);
+    CHECK(row(d, "hv_ipi_exits_saved_per_guest_s")["b"].get<double>() > 0);
+    const auto text = run(cli() + " diff '" + sample("pveoi-on.dat") + "' '" + sample("hyperv.dat") + "'").out;
+    CHECK(text.find("exits the PV and Hyper-V features saved and would save") != std::string::npos);
+    CHECK(text.find("exits the Hyper-V EOI assist saved") != std::string::npos);
 }

@@ -110,7 +110,7 @@ TEST_CASE("Lapic: xAPIC logical destinations by LDR and DFR", "[replay][model][l
 
 TEST_CASE("KvmPvEoi: current kernels arm before entry only with IRR settled, one cached vector, not IOAPIC-handled", "[replay][model][pveoi]") {
     KvmPvEoi p;
-    p.write_msr(0x1001);
+    p.write_msr(0x1001, false);
     CHECK(p.enabled());
     p.injected(0xec, false);
     p.before_entry(true, false, false);
@@ -128,15 +128,25 @@ TEST_CASE("KvmPvEoi: current kernels arm before entry only with IRR settled, one
     p.before_entry(true, false, false);
     CHECK_FALSE(p.armed());
     p.injected(0xec, false);
-    p.write_msr(0);  // disabled: the counterfactual still arms
+    p.write_msr(0, false);  // disabled: the counterfactual still arms
     p.before_entry(true, false, false);
     CHECK_FALSE(p.armed());
     CHECK(p.would_arm());
 }
 
+TEST_CASE("KvmPvEoi: a use says whether the Hyper-V VP assist page enabled it (the EOI assist) or KVM's MSR", "[replay][model][pveoi]") {
+    KvmPvEoi p;
+    p.write_msr(0x11d2001, true);
+    CHECK(p.peek_use().hyperv_assist);
+    p.write_msr(0x1001, false);
+    CHECK_FALSE(p.peek_use().hyperv_assist);
+    KvmPvEoi q;  // used before any MSR write: which page is not known, KVM's is assumed
+    CHECK_FALSE(q.peek_use().hyperv_assist);
+}
+
 TEST_CASE("KvmPvEoi: current kernels arm only on the entry that injects (or re-injects), never on a later one", "[replay][model][pveoi]") {
     KvmPvEoi p;
-    p.write_msr(0x1001);
+    p.write_msr(0x1001, false);
     p.injected(0xec, false);
     p.before_entry(true, false, false);
     CHECK(p.armed());
@@ -150,7 +160,7 @@ TEST_CASE("KvmPvEoi: current kernels arm only on the entry that injects (or re-i
 
 TEST_CASE("KvmPvEoi: the 2012 series arms at injection and disarms on nesting, use before any MSR write means enabled before the capture", "[replay][model][pveoi]") {
     KvmPvEoi p;
-    p.write_msr(0x1001);
+    p.write_msr(0x1001, false);
     p.injected(0xec, false);
     CHECK(p.peek_use().armed_2012);
     p.before_entry(true, false, true);  // a pending vector blocked by priority

@@ -256,8 +256,23 @@ TEST_CASE("Hyper-V: SynIC auto-EOI vectors never enter ISR and VP-assist EOIs us
     CHECK(r.stats.auto_eoi_injections == 1);
     CHECK(r.stats.eois_by_path.at("hyperv-msr") == 1);
     CHECK(r.stats.eois_by_path.at("pv-eoi") == 1);
+    CHECK(r.stats.exits_saved_pv_eoi == 1);
+    CHECK(r.stats.exits_saved_hv_eoi_assist == 1);  // enabled through the VP assist page
     CHECK(r.final_state[0].isr.empty());
     CHECK(r.final_state[0].irr.test(0xfb));
+}
+
+TEST_CASE("Hyper-V IPI hypercalls save the ICR writes they replace, KVM's PV EOI is not the EOI assist", "[replay][hyperv]") {
+    TraceBuilder b(4);  // x2APIC physical: one ICR write per destination
+    b.msr(0, 0x4b564d04, 0x1001).entry(0).exit(0).msr(0, 0x830, 0).entry(0).exit(0);
+    b.hv_send_ipi(0, 0xfb, 0b1110).accept(1, 0xfb, 0).accept(2, 0xfb, 0).accept(3, 0xfb, 0);
+    b.hv_send_ipi_ex(0, 0xfc);  // its banks are not traced: not counted
+    b.accept(0, 0xec).inject(0, 0xec).entry(0).eoi(0, 0xec).pv_eoi(0, 0xec).exit(0);
+    auto r = replay::replay(b.build());
+    CHECK(r.stats.hv_ipis == 2);
+    CHECK(r.stats.exits_saved_hv_ipi == 2);  // 3 destinations: 2 ICR writes saved
+    CHECK(r.stats.exits_saved_pv_eoi == 1);
+    CHECK(r.stats.exits_saved_hv_eoi_assist == 0);
 }
 
 TEST_CASE("without the reinjected field and a delivery cut short by an exit is re-injected", "[replay][lapic]") {

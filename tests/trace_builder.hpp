@@ -52,6 +52,12 @@ public:
     TraceBuilder& ioapic(int pin, std::uint32_t dst, int vec, bool level) {
         return add(-1, EventKind::IoapicSetIrq, {{0, pin}, {1, dst}, {2, vec}, {3, 0}, {4, 0}, {5, level}, {6, 0}, {7, 0}});
     }
+    // HvCallSendSyntheticClusterIpi (processor mask = VP indices) and its _ex form, whose
+    // sparse banks the tracepoint does not show
+    TraceBuilder& hv_send_ipi(int vcpu, int vec, std::uint64_t mask) {
+        return add(vcpu, EventKind::HvSendIpi, {{slot::hv_ipi_vector, vec}, {slot::hv_ipi_processor_mask, static_cast<std::int64_t>(mask)}});
+    }
+    TraceBuilder& hv_send_ipi_ex(int vcpu, int vec) { return add(vcpu, EventKind::HvSendIpiEx, {{slot::hv_ipi_vector, vec}}); }
     TraceBuilder& wakeup(int vcpu) { return add(vcpu, EventKind::VcpuWakeup, {{0, 1000}, {1, 1}, {2, 1}}); }
     TraceBuilder& lost(int cpu) {
         Event e;

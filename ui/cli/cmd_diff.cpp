@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "args.hpp"
 #include "compare.hpp"
@@ -73,7 +74,10 @@ void print_text(const RunDigest& a, const RunDigest& b, const std::vector<DiffRo
     section("injections by vector (per s in the guest)", [](const DiffRow& r) { return r.key.rfind("injections_per_guest_s[", 0) == 0; });
     section("EOIs by path (per injected interrupt)", [](const DiffRow& r) { return r.key.rfind("eois_per_interrupt[", 0) == 0; });
     section("IPIs", [](const DiffRow& r) { return r.key == "ipi_fanout"; });
-    section("exits the PV features saved and would save", [](const DiffRow& r) { return r.key.rfind("pv_", 0) == 0 && r.key.find("_exits_") != std::string::npos; });
+    section("per vCPU", [](const DiffRow& r) { return r.key.rfind("vcpu", 0) == 0 || r.key.rfind("vm", 0) == 0; });
+    section("exits the PV and Hyper-V features saved and would save", [](const DiffRow& r) {
+        return (r.key.rfind("pv_", 0) == 0 || r.key.rfind("hv_", 0) == 0) && r.key.find("_exits_") != std::string::npos;
+    });
     section("latency by vector (ns)", [](const DiffRow& r) { return r.unit == "ns" && r.key.find("_to_") != std::string::npos; });
     const PvEoiSide pa = pv_eoi_side(a), pb = pv_eoi_side(b);
     std::printf("\nPV EOI: A %llu of %llu EOIs without an exit (%.1f %%), predicted %.1f %% (%llu more exits saved); "
@@ -87,7 +91,7 @@ void print_text(const RunDigest& a, const RunDigest& b, const std::vector<DiffRo
         headline += r.test.significant && r.headline;
     }
     std::printf("\n%zu significant changes (%zu in the headline) at a two-sided 1 %% level: rates by Welch's t over 10 equal time "
-                "blocks of each run, latencies by the Mann-Whitney U test, host time per exit by Welch's t, findings exactly.\n",
+                "blocks of each run, latency percentiles by a block bootstrap (400 resamples, fixed seed), host time per exit by Welch's t over the blocks' means, findings exactly.\n",
                 significant, headline);
 }
 
@@ -113,7 +117,8 @@ Json row_json(const DiffRow& r) {
     return j;
 }
 
-int run(const std::string& a_name, const std::string& b_name, bool json, const std::vector<std::string>& gate_texts) {
+int run(const std::string& a_name, const std::string& b_name, bool json, const std::vector<std::string>& gate_texts,
+        const std::string& vcpu_map) {
     std::vector<Gate> gates;
     for (std::size_t i = 0; i < gate_texts.size(); ++i) {
         std::string error;
@@ -122,7 +127,13 @@ int run(const std::string& a_name, const std::string& b_name, bool json, const s
         gates.push_back(std::move(*g));
     }
     const RunDigest a = load_run(a_name), b = load_run(b_name);
-    const auto rows = compare(a, b);
+    std::optional<VcpuMap> pairs;
+    if (!vcpu_map.empty()) {
+        std::string error;
+        pairs = parse_vcpu_map(vcpu_map, a, b, error);
+        if (!pairs) throw UsageError("--vcpu-map '" + vcpu_map + "': " + error);
+    }
+    const auto rows = compare(a, b, pairs ? &*pairs : nullptr);
     std::vector<GateResult> results;
     for (const auto& g : gates) {
         results.push_back(evaluate(g, rows));
@@ -168,6 +179,7 @@ void add_diff(CLI::App& app, Commands& out) {
         std::string a, b;
         bool json = false;
         std::vector<std::string> gates;
+        std::string vcpu_map;
     };
     auto o = std::make_shared<Options>();
     auto* c = app.add_subcommand("diff",
@@ -180,11 +192,16 @@ void add_diff(CLI::App& app, Commands& out) {
                   "exit 1 when this gate trips: KEY OP NUMBER[%], OP one of > >= < <=, % for a relative change (A to B); "
                   "only a significant change trips it (repeatable)")
         ->type_name("GATE");
+    c->add_option("--vcpu-map", o->vcpu_map,
+                  "which vCPU of A to compare with which of B in the per-vCPU rows, when the numbering differs: A=B pairs, "
+                  "comma-separated, each N, vcpuN or vmM/vcpuN (default: the same ids on both sides)")
+        ->type_name("MAP");
     c->footer(examples({"irqflow diff samples/pveoi-off.dat samples/pveoi-on.dat",
                         "irqflow diff base.dat new.dat --fail-on 'exits_per_interrupt > +5%' --fail-on 'p99.inject_to_eoi[0xec] > +20%'",
-                        "irqflow diff s.db:base s.db:patched --json | jq '.rows[] | select(.significant)'"}) +
+                        "irqflow diff s.db:base s.db:patched --json | jq '.rows[] | select(.significant)'",
+                        "irqflow diff samples/instance.dat samples/pveoi-on.dat --vcpu-map vcpu0=vcpu1,vcpu1=vcpu0"}) +
               "\nExit: 0, 1 a gate tripped, 2 bad input, 64 usage error (a bad gate, a key no row has).");
-    out.emplace_back(c, [o] { return run(o->a, o->b, o->json, o->gates); });
+    out.emplace_back(c, [o] { return run(o->a, o->b, o->json, o->gates, o->vcpu_map); });
 }
 
 }  // namespace irqflow::cli

@@ -41,9 +41,17 @@ std::uint64_t get(const std::map<K, std::uint64_t>& m, const K& k) {
     return it == m.end() ? 0 : it->second;
 }
 
+// One side of a rate: its time blocks and their sum (a whole run, or one vCPU of it).
+struct Side {
+    const std::array<Block, RunDigest::kBlocks>& blocks;
+    const Block& total;
+    Side(const RunDigest& d) : blocks(d.blocks), total(d.total) {}  // NOLINT: a run is a side
+    Side(const RunDigest::PerVcpu& v) : blocks(v.blocks), total(v.total) {}  // NOLINT
+};
+
 // A count per unit of something both runs have per block (guest seconds, injections):
 // the total ratio as the value, Welch's t over the per-block ratios as the test.
-DiffRow rate_row(std::string key, std::string label, std::string unit, bool headline, const RunDigest& a, const RunDigest& b,
+DiffRow rate_row(std::string key, std::string label, std::string unit, bool headline, Side a, Side b,
                  const std::function<double(const Block&)>& num, const std::function<double(const Block&)>& den, double scale = 1) {
     DiffRow row{std::move(key), std::move(label), std::move(unit), headline};
     auto value = [&](const Block& x) { return den(x) > 0 ? scale * num(x) / den(x) : 0.0; };
@@ -61,7 +69,78 @@ DiffRow rate_row(std::string key, std::string label, std::string unit, bool head
     return row;
 }
 
+// "vcpuN", "vmM/vcpuN", "N" or "M/N" at text[i..): the ref, or nullopt.
+std::optional<VcpuRef> parse_ref(const std::string& s) {
+    auto number = [](const std::string& t, int& out) {
+        if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return false;
+        out = std::stoi(t);
+        return true;
+    };
+    VcpuRef r;
+    std::string vm, vcpu = s;
+    if (const auto slash = s.find('/'); slash != std::string::npos) {
+        vm = s.substr(0, slash);
+        vcpu = s.substr(slash + 1);
+        if (vm.rfind("vm", 0) == 0) vm = vm.substr(2);
+        if (!number(vm, r.vm)) return std::nullopt;
+    }
+    if (vcpu.rfind("vcpu", 0) == 0) vcpu = vcpu.substr(4);
+    if (!number(vcpu, r.vcpu)) return std::nullopt;
+    return r;
+}
+
+std::string refs_of(const RunDigest& d) {
+    std::string o;
+    for (const auto& [v, x] : d.vcpus) o += (o.empty() ? "" : ", ") + to_string(v);
+    return o.empty() ? "none" : o;
+}
+
 }  // namespace
+
+std::string to_string(VcpuRef v) { return (v.vm ? "vm" + std::to_string(v.vm) + "/" : std::string()) + "vcpu" + std::to_string(v.vcpu); }
+
+VcpuMap same_ids(const RunDigest& a, const RunDigest& b) {
+    VcpuMap m;
+    for (const auto& [v, x] : a.vcpus)
+        if (b.vcpus.count(v)) m.emplace_back(v, v);
+    return m;
+}
+
+std::optional<VcpuMap> parse_vcpu_map(const std::string& text, const RunDigest& a, const RunDigest& b, std::string& error) {
+    VcpuMap m;
+    std::set<VcpuRef> seen_a, seen_b;
+    std::size_t from = 0;
+    while (from <= text.size()) {
+        const auto comma = std::min(text.find(',', from), text.size());
+        const std::string pair = text.substr(from, comma - from);
+        const std::string where = "at " + std::to_string(from + 1) + ": ";
+        const auto eq = pair.find('=');
+        if (eq == std::string::npos) {
+            error = where + "a pair A=B (a vCPU of A, '=', a vCPU of B: 0=2, vm1/vcpu0=vm0/vcpu0)";
+            return std::nullopt;
+        }
+        const auto ra = parse_ref(pair.substr(0, eq)), rb = parse_ref(pair.substr(eq + 1));
+        if (!ra || !rb) {
+            error = where + "'" + pair.substr(0, eq) + "' and '" + pair.substr(eq + 1) + "' must each be N, vcpuN or vmM/vcpuN";
+            return std::nullopt;
+        }
+        if (!a.vcpus.count(*ra)) {
+            error = where + to_string(*ra) + " is not a vCPU of A (" + a.name + " has " + refs_of(a) + ")";
+            return std::nullopt;
+        }
+        if (!b.vcpus.count(*rb)) {
+            error = where + to_string(*rb) + " is not a vCPU of B (" + b.name + " has " + refs_of(b) + ")";
+            return std::nullopt;
+        }
+        if (!seen_a.insert(*ra).second || !seen_b.insert(*rb).second) {
+            error = where + "each vCPU may be paired once (" + pair + " repeats one)";
+            return std::nullopt;
+        }
+        m.emplace_back(*ra, *rb);
+        from = comma + 1;
+    }
+    return m;
+}
 
 RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r) {
     RunDigest d;
@@ -82,6 +161,12 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
         std::string reason;
     };
     std::map<std::pair<int, int>, Open> open;
+    auto each_vcpu = [&](VmId vm, VcpuId vcpu, std::int64_t ts, const std::function<void(Block&)>& f) {
+        if (vcpu == kUnknownVcpu || vm == kUnknownVm) return;
+        auto& v = d.vcpus[{vm.value(), vcpu.value()}];
+        f(v.blocks[B.of(ts)]);
+        f(v.total);
+    };
     for (std::size_t i = 0; i < t.events.size(); ++i) {
         const auto kind = t.events.kind(i);
         if (kind != EventKind::Entry && kind != EventKind::Exit && kind != EventKind::Lost) continue;
@@ -90,7 +175,7 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
             open.clear();
             continue;
         }
-        if (e.vcpu == kUnknownVcpu) continue;
+        if (e.vcpu == kUnknownVcpu || e.vm == kUnknownVm) continue;
         Open& o = open[{e.vm.value(), e.vcpu.value()}];
         const std::int64_t ts = e.ts.value();
         if (kind == EventKind::Entry) {
@@ -107,6 +192,8 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
             ++x.exits;
             ++x.exits_by_reason[o.reason];
         });
+        each_vcpu(e.vm, e.vcpu, ts, [](Block& x) { ++x.exits; });
+        auto& per_vcpu = d.vcpus[{e.vm.value(), e.vcpu.value()}];
         if (o.entry >= 0) {
             for (std::int64_t from = o.entry; from < ts;) {
                 std::size_t k = B.of(from);
@@ -115,6 +202,8 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
                 const double s = static_cast<double>(to - from) / 1e9;
                 d.blocks[k].guest_s += s;
                 d.total.guest_s += s;
+                per_vcpu.blocks[k].guest_s += s;
+                per_vcpu.total.guest_s += s;
                 from = to;
             }
         }
@@ -122,17 +211,25 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
         o.exit = ts;
     }
     for (const auto& ir : r.interrupts) {
-        if (ir.inject_ts)
+        if (ir.inject_ts) {
             each(ir.inject_ts, [&](Block& x) {
                 ++x.injections;
                 ++x.injections_by_vector[ir.vector];
             });
-        if (ir.eoi_ts && ir.eoi_path)
+            each_vcpu(ir.vm, ir.vcpu, ir.inject_ts, [](Block& x) { ++x.injections; });
+        }
+        if (ir.eoi_ts && ir.eoi_path) {
+            const bool pv = *ir.eoi_path == replay::EoiPath::PvEoi;
             each(ir.eoi_ts, [&](Block& x) {
                 ++x.eois;
-                x.pv_eois += *ir.eoi_path == replay::EoiPath::PvEoi;
+                x.pv_eois += pv;
                 ++x.eois_by_path[replay::to_string(*ir.eoi_path)];
             });
+            each_vcpu(ir.vm, ir.vcpu, ir.eoi_ts, [pv](Block& x) {
+                ++x.eois;
+                x.pv_eois += pv;
+            });
+        }
         auto sample = [&](std::map<int, RunDigest::Samples>& m, std::int64_t at, std::int64_t ns) {
             auto& blocks = m[ir.vector];
             blocks.resize(RunDigest::kBlocks);
@@ -152,10 +249,12 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
     d.predicted_pv_eoi_saved = r.stats.predicted_pv_eoi_saved;
     d.pv_ipi_saved = r.stats.exits_saved_pv_ipi;
     d.predicted_pv_ipi_saved = r.stats.predicted_pv_ipi_saved;
+    d.hv_eoi_assist_saved = r.stats.exits_saved_hv_eoi_assist;
+    d.hv_ipi_saved = r.stats.exits_saved_hv_ipi;
     return d;
 }
 
-std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b) {
+std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuMap* vcpus) {
     std::vector<DiffRow> rows;
     const auto guest = [](const Block& x) { return x.guest_s; };
     const auto injections = [](const Block& x) { return static_cast<double>(x.injections); };
@@ -174,7 +273,7 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b) {
                             [](const Block& x) { return static_cast<double>(x.ipis); }, guest));
     rows.push_back(rate_row("ipi_fanout", "destinations per IPI", "", false, a, b,
                             [](const Block& x) { return static_cast<double>(x.ipi_targets); }, [](const Block& x) { return static_cast<double>(x.ipis); }));
-    // exits the PV features saved (measured) and would save (predicted, as `predict`), per
+    // exits the PV (and Hyper-V) features saved (measured) and would save (predicted, as `predict`), per
     // second in the guest: run totals only, so no test
     auto saved = [&](const char* key, const char* label, std::uint64_t RunDigest::*of) {
         DiffRow row{key, label, "/s", false};
@@ -186,6 +285,9 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b) {
     saved("pv_eoi_exits_predicted_per_guest_s", "exits PV EOI would save more, per second in the guest (predict)", &RunDigest::predicted_pv_eoi_saved);
     saved("pv_ipi_exits_saved_per_guest_s", "exits PV IPI saved, per second in the guest", &RunDigest::pv_ipi_saved);
     saved("pv_ipi_exits_predicted_per_guest_s", "exits PV IPI would save more, per second in the guest (predict)", &RunDigest::predicted_pv_ipi_saved);
+    saved("hv_eoi_assist_exits_saved_per_guest_s", "exits the Hyper-V EOI assist saved (of PV EOI's), per second in the guest",
+          &RunDigest::hv_eoi_assist_saved);
+    saved("hv_ipi_exits_saved_per_guest_s", "exits Hyper-V IPI hypercalls saved, per second in the guest", &RunDigest::hv_ipi_saved);
     // exits per reason, injections per vector, EOIs per path
     std::set<std::string> reasons, paths;
     std::set<int> vectors;
@@ -247,6 +349,20 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b) {
             row.test.test = "welch-t over 10 time blocks";
         }
         rows.push_back(std::move(row));
+    }
+    // per vCPU, the headline rates of each pair (named by A's vCPU; the label names B's too
+    // when it differs)
+    const VcpuMap pairs = vcpus ? *vcpus : same_ids(a, b);
+    for (const auto& [va, vb] : pairs) {
+        const auto& xa = a.vcpus.at(va);
+        const auto& xb = b.vcpus.at(vb);
+        const std::string who = to_string(va) + (va == vb ? "" : " (B: " + to_string(vb) + ")");
+        rows.push_back(rate_row(to_string(va) + ".exits_per_guest_s", who + ": exits per second in the guest", "/s", false, xa, xb,
+                                [](const Block& x) { return static_cast<double>(x.exits); }, guest));
+        rows.push_back(rate_row(to_string(va) + ".injections_per_guest_s", who + ": injected interrupts per second in the guest", "/s", false,
+                                xa, xb, injections, guest));
+        rows.push_back(rate_row(to_string(va) + ".eoi_exits_per_interrupt", who + ": EOIs that exited, per injected interrupt", "/interrupt",
+                                false, xa, xb, [](const Block& x) { return static_cast<double>(x.eois - x.pv_eois); }, injections));
     }
     // findings: the replay's verdicts, exact; any change is one
     std::set<std::string> rules;

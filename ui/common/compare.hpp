@@ -16,6 +16,13 @@
 
 namespace irqflow::ui {
 
+// A vCPU of a run, as the diff names it: "vcpu1", or "vm1/vcpu2" outside the first VM.
+struct VcpuRef {
+    int vm = 0, vcpu = 0;
+    auto operator<=>(const VcpuRef&) const = default;
+};
+std::string to_string(VcpuRef v);
+
 // One run, reduced to what a comparison needs. Counts are kept per block of equal
 // length between the first and last event: the spread of a rate across blocks is what
 // tells a real change from a run that merely went differently (batch means).
@@ -32,10 +39,18 @@ struct RunDigest {
     std::int64_t t0 = 0, t1 = 0;
     std::array<Block, kBlocks> blocks{};
     Block total;
+    // the same per vCPU (guest time, exits, injections, EOIs; the maps stay empty)
+    struct PerVcpu {
+        std::array<Block, kBlocks> blocks{};
+        Block total;
+    };
+    std::map<VcpuRef, PerVcpu> vcpus;
     // the replay's own PV EOI figures, as `predict` prints them
     std::uint64_t real_eois = 0, pv_eois = 0, predicted_pv_eoi_saved = 0;
     // exits PV IPI saved (hypercalls in the capture) and would save (ICR writes it replaces)
     std::uint64_t pv_ipi_saved = 0, predicted_pv_ipi_saved = 0;
+    // exits the Hyper-V enlightenments saved: the EOI assist (part of pv_eois) and IPI hypercalls
+    std::uint64_t hv_eoi_assist_saved = 0, hv_ipi_saved = 0;
     std::map<std::string, std::uint64_t> findings_by_rule;
     // latency samples (ns) per vector and time block: accept→inject, inject→EOI
     using Samples = std::vector<std::vector<std::int64_t>>;  // [block] → samples
@@ -69,7 +84,19 @@ struct DiffRow {
     std::optional<double> ratio() const { return a != 0 ? std::optional<double>(b / a) : std::nullopt; }
 };
 
-std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b);
+// Which vCPU of A is compared with which of B, for the per-vCPU rows (the run-wide rows
+// sum over all vCPUs either way). By default each vCPU with the same VM and vCPU id on
+// both sides; `--vcpu-map` names pairs when the numbering differs (a VM moved to another
+// slot, a vCPU pinned elsewhere).
+using VcpuMap = std::vector<std::pair<VcpuRef, VcpuRef>>;
+VcpuMap same_ids(const RunDigest& a, const RunDigest& b);
+// "A=B[,A=B...]", each side "N" (vm0) or "vmM/vcpuN" or "M/N"; each vCPU must exist in its
+// run and appear once per side. nullopt with `error` saying what is wrong and where.
+std::optional<VcpuMap> parse_vcpu_map(const std::string& text, const RunDigest& a, const RunDigest& b, std::string& error);
+
+// The rows; per-vCPU ones (key "vcpu1.exits_per_guest_s", named by A's vCPU) for each
+// pair of `vcpus` (default: same_ids).
+std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuMap* vcpus = nullptr);
 
 // What PV EOI did or would do on each side: measured (kvm_pv_eoi) and predicted
 // (the arming rule on the EOIs that exited), as `predict` reports them.

@@ -63,35 +63,6 @@ TestResult welch(const std::vector<double>& a, const std::vector<double>& b) {
     return welch_moments(ma, variance(a, ma), static_cast<double>(a.size()), mb, variance(b, mb), static_cast<double>(b.size()));
 }
 
-TestResult mann_whitney(std::vector<std::int64_t> a, std::vector<std::int64_t> b) {
-    TestResult r;
-    r.test = "mann-whitney";
-    const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size()), n = na + nb;
-    if (a.empty() || b.empty()) return r;
-    // rank the pooled samples (side 1 = b), ties sharing their mean rank
-    std::vector<std::pair<std::int64_t, int>> all;
-    all.reserve(a.size() + b.size());
-    for (auto x : a) all.emplace_back(x, 0);
-    for (auto x : b) all.emplace_back(x, 1);
-    std::sort(all.begin(), all.end());
-    double rank_b = 0, ties = 0;
-    for (std::size_t i = 0; i < all.size();) {
-        std::size_t j = i;
-        while (j < all.size() && all[j].first == all[i].first) ++j;
-        const double t = static_cast<double>(j - i), mid = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
-        for (std::size_t k = i; k < j; ++k)
-            if (all[k].second) rank_b += mid;
-        ties += t * t * t - t;
-        i = j;
-    }
-    const double u = rank_b - nb * (nb + 1) / 2, mu = na * nb / 2;
-    const double var = na * nb / 12 * ((n + 1) - ties / (n * (n - 1)));
-    if (var <= 0) return r;
-    r.statistic = (u - mu) / std::sqrt(var);
-    r.significant = std::abs(r.statistic) > kZ1pct;
-    return r;
-}
-
 namespace {
 
 std::int64_t quantile_of(std::vector<std::int64_t>& v, double q) {

@@ -9,7 +9,7 @@ namespace irqflow::ui {
 struct TestResult {
     bool significant = false;
     double statistic = 0;  // t or z
-    const char* test = "";  // "welch-t(blocks)", "mann-whitney", "welch-t", "exact"
+    const char* test = "";  // "welch-t", "block bootstrap", "exact ...": which test decided
 };
 
 // Student's t quantile for a two-sided 1 % test at `df` degrees of freedom (from a
@@ -20,10 +20,6 @@ double t_critical_1pct(double df);
 TestResult welch(const std::vector<double>& a, const std::vector<double>& b);
 // The same from each side's mean, variance of one value and count (a mean of n values).
 TestResult welch_moments(double mean_a, double var_a, double n_a, double mean_b, double var_b, double n_b);
-
-// The Mann–Whitney U test (normal approximation, ties averaged and corrected for), for
-// latency distributions: does one side tend to be larger?
-TestResult mann_whitney(std::vector<std::int64_t> a, std::vector<std::int64_t> b);
 
 // A block bootstrap of a percentile's change: each side's samples come in time blocks
 // (samples close in time are not independent, blocks roughly are); `resamples` times,

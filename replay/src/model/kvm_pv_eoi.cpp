@@ -4,8 +4,9 @@
 
 namespace irqflow::replay {
 
-void KvmPvEoi::write_msr(std::int64_t data) {
+void KvmPvEoi::write_msr(std::int64_t data, bool hyperv_assist) {
     msr_seen_ = true;
+    hyperv_assist_ = hyperv_assist;
     enabled_ = (data & msr::kKvmPvEoiEnabled) != 0;
     armed_ = false;
     armed_2012_ = false;
@@ -25,8 +26,8 @@ void KvmPvEoi::before_entry(bool irr_settled_empty, bool cached_ioapic_handled, 
 }
 
 PvEoiUse KvmPvEoi::peek_use() const {
-    if (!msr_seen_ && !enabled_) return {true, would_arm_, armed_2012_};
-    return {enabled_, armed_, armed_2012_};
+    if (!msr_seen_ && !enabled_) return {true, false, would_arm_, armed_2012_};
+    return {enabled_, hyperv_assist_, armed_, armed_2012_};
 }
 
 void KvmPvEoi::use() {

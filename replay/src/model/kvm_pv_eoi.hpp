@@ -10,14 +10,16 @@ namespace irqflow::replay {
 // What a kvm_pv_eoi found: the guest cleared a flag that was (or was not) armed.
 struct PvEoiUse {
     bool enabled = false;      // PV EOI enabled when it was used
+    bool hyperv_assist = false;  // enabled through the Hyper-V VP assist page (the EOI assist)
     bool armed_current = false;
     bool armed_2012 = false;
 };
 
 class KvmPvEoi {
 public:
-    // MSR_KVM_PV_EOI_EN or the Hyper-V VP assist page: bit 0 enables. Either disarms.
-    void write_msr(std::int64_t data);
+    // MSR_KVM_PV_EOI_EN or the Hyper-V VP assist page (`hyperv_assist`): bit 0
+    // enables. Either disarms.
+    void write_msr(std::int64_t data, bool hyperv_assist);
     // A vector entered ISR. KVM's highest-ISR cache now holds it; the 2012 series armed
     // here unless the IOAPIC needs to see this EOI.
     void injected(int vector, bool ioapic_handled);
@@ -49,6 +51,7 @@ public:
 private:
     bool enabled_ = false;
     bool msr_seen_ = false;  // the guest wrote the enabling MSR in the trace
+    bool hyperv_assist_ = false;  // that MSR was the Hyper-V VP assist page
     bool armed_ = false;     // current semantics
     bool armed_2012_ = false;
     bool would_arm_ = false;

@@ -312,7 +312,7 @@ void Model::commit_msr(const Event& e, VcpuModel& v) {
     const auto ecx = static_cast<std::uint32_t>(e.get(slot::msr_ecx).value_or(0));
     const auto data = e.get(slot::msr_data).value_or(0);
     if (ecx >= apic::kMsrX2apicFirst && ecx <= apic::kMsrX2apicLast) vm_mut(v.vm)->x2apic = true;
-    if (ecx == msr::kKvmPvEoiEn || ecx == msr::kHvVpAssistPage) v.pv_eoi.write_msr(data);
+    if (ecx == msr::kKvmPvEoiEn || ecx == msr::kHvVpAssistPage) v.pv_eoi.write_msr(data, ecx == msr::kHvVpAssistPage);
     else if (ecx >= msr::kHvSint0 && ecx <= msr::kHvSint15) v.synic.write_sint(data);
     else v.lapic.write_msr(ecx, data);
 }

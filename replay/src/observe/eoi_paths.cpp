@@ -30,6 +30,7 @@ ResolvedEoi EoiPaths::eoi(const Effect& fx) {
 ResolvedEoi EoiPaths::pv_eoi(const Effect& fx) {
     ++st_.pv_eois;
     ++st_.exits_saved_pv_eoi;
+    st_.exits_saved_hv_eoi_assist += fx.pv_eoi.hyperv_assist;
     const auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
     return s.pending >= 0 && s.pending == fx.vector ? resolve(fx.vcpu, EoiPath::PvEoi) : ResolvedEoi{};
 }

@@ -23,6 +23,14 @@ void IpiStats::hypercall(const Model& m) {
     if (exits > 1) st_.exits_saved_pv_ipi += exits - 1;
 }
 
+void IpiStats::hv_ipi(const Model& m) {
+    ++st_.hv_ipis;
+    const IpiSend* s = m.sent();
+    if (!s || !s->exact) return;
+    const auto exits = icr_exits_for(*m.vm(s->vm), s->expected);
+    if (exits > 1) st_.exits_saved_hv_ipi += exits - 1;
+}
+
 void IpiStats::on_ipi(const IpiSend& s) {
     ++st_.ipis_checked;
     if (!records_) return;

@@ -20,7 +20,8 @@ class IpiStats {
 public:
     IpiStats(ReplayStats& st, std::vector<IpiRecord>* records) : st_(st), records_(records) {}
     void icr_write() { ++st_.icr_ipis; }
-    void hv_ipi() { ++st_.hv_ipis; }
+    // A Hyper-V IPI hypercall (the model recorded its send).
+    void hv_ipi(const Model& m);
     // A kvm_hypercall: a PV IPI when the model recorded a send for it.
     void hypercall(const Model& m);
     void on_ipi(const IpiSend& s);

@@ -63,7 +63,7 @@ public:
                 pv_ipi_cf_.icr_write(e, fx, m);
             }
             if constexpr (K == EventKind::Hypercall) ipis_.hypercall(m);
-            if constexpr (K == EventKind::HvSendIpi || K == EventKind::HvSendIpiEx) ipis_.hv_ipi();
+            if constexpr (K == EventKind::HvSendIpi || K == EventKind::HvSendIpiEx) ipis_.hv_ipi(m);
         }
     }
     // An IPI whose deliveries are all in.

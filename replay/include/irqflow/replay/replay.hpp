@@ -80,6 +80,11 @@ struct ReplayStats {
     std::map<std::string, std::uint64_t> exits_by_reason;  // by exit_reason_key
     std::uint64_t exits_saved_pv_eoi = 0;  // one per kvm_pv_eoi
     std::uint64_t exits_saved_pv_ipi = 0;  // per hypercall: the ICR accesses it replaced - 1
+    // The Hyper-V enlightenments' share: kvm_pv_eoi of a vCPU that enabled it through the
+    // VP assist page (the EOI assist; also counted in exits_saved_pv_eoi), and per
+    // Hyper-V IPI hypercall the ICR accesses it replaced - 1 (_ex sends, whose
+    // destinations the trace does not show, are not counted).
+    std::uint64_t exits_saved_hv_eoi_assist = 0, exits_saved_hv_ipi = 0;
     // Counterfactuals, meaningful on captures with the feature off: EOI exits that PV
     // EOI would have saved (a real EOI while the arming rule would have armed it), and
     // ICR writes of one multi-destination send that a PV IPI hypercall would have
