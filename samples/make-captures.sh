@@ -25,6 +25,7 @@ out=$(cd "$out" && pwd)
 #   vCPUs (default 4) | extra QEMU options | L1 setup before the run | recorder niceness |
 #   command trace-cmd runs under
 all_variants='pveoi-on||
+pveoi-on-again||
 pveoi-off|,kvm-pv-eoi=off|
 pvipi-off|,kvm-pv-ipi=off|
 hyperv|,kvm=off,hv-relaxed,hv-vapic,hv-vpindex,hv-synic,hv-time,hv-ipi|earlyprintk=serial,ttyS0
@@ -36,6 +37,8 @@ pvspin||irqflow.rounds=2||6||slices
 pit||noapictimer|
 kvmstat||||||perfstat||perf kvm stat record -o /out/kvmstat.perf --
 long||irqflow.rounds=12|'
+# pveoi-on-again: pveoi-on's settings once more, a second run of the same workload
+#   (diff's noise test: two runs of one setup must show no significant change).
 # lossy: a 4 KiB ring buffer, the recorder at nice 19 (the guest back at nice 0) and
 #   two busy loops at nice 5 starving it: ~half the events lost, in many gaps.
 # pvspin: 6 vCPUs on L1's 2 CPUs with long CFS slices, so spinlock waiters halt with

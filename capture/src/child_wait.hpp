@@ -12,8 +12,9 @@ struct ChildResult {
     int status = 0;          // waitpid status, when it ended on its own
 };
 
-// Reaps `pid`, polling with a growing back-off (1 ms → 50 ms) up to `limit`; past it
-// the child is killed and reaped, so no zombie is left either way.
+// Reaps `pid` as soon as it ends (woken by a pidfd; without one, polling with a growing
+// back-off, 1 ms → 50 ms) up to `limit`; past it the child is killed and reaped, so no
+// zombie is left either way.
 ChildResult wait_child(pid_t pid, std::chrono::milliseconds limit);
 
 }  // namespace irqflow
