@@ -915,3 +915,26 @@ TEST_CASE("a compare screenshot draws A's lanes above B's with the diff table, s
         for (int x = 0; x < 400; ++x) amber += img.at(x, y) == 0xff4dccffu;
     CHECK(amber > 20);
 }
+
+TEST_CASE("the compare view lines the runs up at a chosen event or time in each with --align, and refuses one a run lacks", "[gui][compare]") {
+    if (!have_xvfb()) return;
+    const std::string a = sample("pveoi-off.dat"), b = sample("pveoi-on.dat");
+    const auto out = scratch("align.png").string();
+    auto r = run_gui("--screenshot '" + out + "' --print-view --compare '" + a + "' '" + b + "' --align '#1000' 20.3",
+                     "-s '-screen 0 1600x1200x24'");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    long long t0 = 0, t1 = 0, shift = 0;
+    const auto at = r.out.find("view ");
+    REQUIRE(at != std::string::npos);
+    REQUIRE(std::sscanf(r.out.c_str() + at, "view %lld %lld shift %lld", &t0, &t1, &shift) == 3);
+    const Trace ta = load_trace(a);
+    std::int64_t ts1000 = -1;
+    for (std::size_t i = 0; i < ta.events.size(); ++i)
+        if (ta.events.record(i) == 1000) ts1000 = ta.events.ts(i).value();
+    REQUIRE(ts1000 > 0);
+    CHECK(shift == 20'300'000'000LL - ts1000);  // B's 20.3 s under A's record 1000
+    r = run_gui("--screenshot '" + out + "' --compare '" + a + "' '" + b + "' --align '#1000' 99", "");
+    CHECK(r.status == 64);
+    CHECK(r.out.find("no time or record 99 in") != std::string::npos);
+}

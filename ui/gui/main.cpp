@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -58,6 +59,7 @@ struct Options {
     std::optional<std::pair<double, double>> range;
     std::optional<std::pair<double, double>> marks;  // markers A and B, seconds
     std::vector<std::string> compare;  // --compare A B: two runs, A's timeline above B's
+    std::vector<std::string> align;    // --align A B: the event or time of each run to line up
     int width = 1400, height = 0;  // height 0: fit the lanes (and the panels)
 };
 
@@ -160,6 +162,12 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
             ->expected(2)
             ->excludes(trace_arg);
     trace_arg->excludes(compare_arg);
+    app.add_option("--align", o.align,
+                   "with --compare: line the two timelines up at these places instead of their starts, one in each run "
+                   "(TIME in seconds, or #RECORD)")
+        ->type_name("TA TB")
+        ->expected(2)
+        ->needs(compare_arg);
     app.add_option("SESSION", o.src.db_session, "with a database: the session's id or name (left out: pick one)");
     app.add_option("--serial", o.src.serial, "the guest's serial console log of the same run")->type_name("LOG")->excludes(compare_arg);
     app.add_option_function<std::string>(
@@ -401,6 +409,17 @@ int main(int argc, char** argv) {
         U = std::make_unique<UiState>(*S);
         if (!apply_options(o, *S, *U)) return 64;  // a value this trace cannot have
         if (SB) C = std::make_unique<CompareState>(*S, *SB);
+        if (C && !o.align.empty()) {
+            const auto ta = go_to_target(S->trace, o.align[0]), tb = go_to_target(SB->trace, o.align[1]);
+            for (const auto& [t, given, run] : {std::tuple{&ta, &o.align[0], S.get()}, {&tb, &o.align[1], SB.get()}})
+                if (!*t || (*t)->ts < run->tl.t0 || (*t)->ts > run->tl.t1) {
+                    std::fprintf(stderr, "irqflow-gui: --align %s %s: no time or record %s in %s (it spans %s .. %s)\n", o.align[0].c_str(),
+                                 o.align[1].c_str(), given->c_str(), run->title.c_str(), seconds_text(run->tl.t0, 1000).c_str(),
+                                 seconds_text(run->tl.t1, 1000).c_str());
+                    return 64;
+                }
+            C->shift = tb->ts - ta->ts;
+        }
     }
     if (o.height == 0 && C)
         o.height = static_cast<int>(compare_plot_height(*S, U->filter) + compare_plot_height(*SB, C->filter_b) + (with_panels ? kPanelsHeight : 0));
