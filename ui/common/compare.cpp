@@ -69,7 +69,7 @@ DiffRow rate_row(std::string key, std::string label, std::string unit, bool head
     return row;
 }
 
-// "vcpuN", "vmM/vcpuN", "N" or "M/N" at text[i..): the ref, or nullopt.
+// `s` as "vcpuN", "vmM/vcpuN", "N" or "M/N": the ref, or nullopt.
 std::optional<VcpuRef> parse_ref(const std::string& s) {
     auto number = [](const std::string& t, int& out) {
         if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return false;
