@@ -14,7 +14,8 @@ inline std::string sample(const std::string& name) { return std::string(IRQFLOW_
 // Every committed capture (trace.dat); all are real KVM recordings (samples/README.md).
 inline std::vector<std::string> dat_samples() {
     return {"pveoi-on.dat", "pveoi-off.dat", "pvipi-off.dat", "hyperv.dat", "xapic.dat",
-            "lost.dat",     "instance.dat",  "pveoi-on-midflight-v6.dat", "lossy.dat", "pvspin.dat", "pit.dat", "kvmstat.dat"};
+            "lost.dat",     "instance.dat",  "pveoi-on-midflight-v6.dat", "lossy.dat", "pvspin.dat", "pit.dat", "kvmstat.dat",
+            "pveoi-on-again.dat"};
 }
 
 struct RunResult {
