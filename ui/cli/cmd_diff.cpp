@@ -200,7 +200,7 @@ void add_diff(CLI::App& app, Commands& out) {
                         "irqflow diff base.dat new.dat --fail-on 'exits_per_interrupt > +5%' --fail-on 'p99.inject_to_eoi[0xec] > +20%'",
                         "irqflow diff s.db:base s.db:patched --json | jq '.rows[] | select(.significant)'",
                         "irqflow diff samples/instance.dat samples/pveoi-on.dat --vcpu-map vcpu0=vcpu1,vcpu1=vcpu0"}) +
-              "\nExit: 0, 1 a gate tripped, 2 bad input, 64 usage error (a bad gate, a key no row has).");
+              "\nExit: 0, 1 a gate tripped, 2 bad input, 64 usage error (a bad gate, a key no row has, a bad --vcpu-map).");
     out.emplace_back(c, [o] { return run(o->a, o->b, o->json, o->gates, o->vcpu_map); });
 }
 
