@@ -1,8 +1,10 @@
 // The fleet backend's connection, against the real PostgreSQL 15 server ctest starts
-// (.ci/pg-server, fixture "pg"; its URI in IRQFLOW_PG_URI).
+// (.ci/pg-server, fixture "pg"; IRQFLOW_PG_SERVER names the directory with its URI).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <fstream>
+#include <string>
 
 #include "irqflow/storage/database.hpp"
 #include "pg/pg_connection.hpp"
@@ -11,8 +13,11 @@ using namespace irqflow::storage;
 
 namespace {
 std::string server() {
-    const char* uri = std::getenv("IRQFLOW_PG_URI");
-    REQUIRE(uri);  // set by ctest from the server fixture
+    const char* dir = std::getenv("IRQFLOW_PG_SERVER");
+    REQUIRE(dir);  // set by ctest, whose fixture started the server
+    std::ifstream in(std::string(dir) + "/uri");
+    std::string uri;
+    REQUIRE(std::getline(in, uri));
     return uri;
 }
 }  // namespace
