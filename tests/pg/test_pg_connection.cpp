@@ -8,6 +8,8 @@
 
 #include "irqflow/storage/database.hpp"
 #include "pg/pg_connection.hpp"
+#include "pg/pg_schema.hpp"
+#include "sqlite_util.hpp"
 
 using namespace irqflow::storage;
 
@@ -72,4 +74,39 @@ TEST_CASE("statements, parameters, NULLs and COPY with every character that need
         CHECK(std::string(e.what()).find("\"SELEC 1\": ERROR:  syntax error at or near \"SELEC\"") != std::string::npos);
     }
     c.exec("DROP TABLE copy_probe");
+}
+
+TEST_CASE("the PostgreSQL tables are SQLite's: same names, columns and keys, partitioned by session", "[pg]") {
+    const auto tables = pg_tables();
+    REQUIRE(tables.size() > 40);  // sessions, the replay's tables, one per event kind
+    PgConnection c(server());
+    c.exec("DROP SCHEMA IF EXISTS schema_probe CASCADE; CREATE SCHEMA schema_probe; SET search_path = schema_probe");
+    for (const auto& t : tables) {
+        INFO(t.ddl);
+        c.exec(t.ddl);
+        if (t.per_session) c.exec(pg_partition_ddl(t, 7));
+    }
+    // every column of every SQLite table is there, under its name, in its order
+    Database reference(":memory:", Database::Mode::ReadWrite);
+    for (const auto& t : tables) {
+        INFO(t.name);
+        const auto pg = c.query("SELECT column_name FROM information_schema.columns WHERE table_schema = 'schema_probe' AND table_name = $1 "
+                                "ORDER BY ordinal_position",
+                                {t.name});
+        std::vector<std::string> lite;
+        Stmt info(reference.handle(), "SELECT name FROM pragma_table_info(?1) ORDER BY cid");
+        info.bind(1, std::string_view(t.name));
+        while (info.row()) lite.push_back(info.text(0));
+        REQUIRE(pg.rows.size() == lite.size());
+        for (std::size_t i = 0; i < lite.size(); ++i) CHECK(pg.rows[i][0] == lite[i]);
+    }
+    // the server enforces what SQLite does: one session per source hash
+    c.exec("INSERT INTO sessions (id, name, source, source_sha256, imported_at) VALUES (7, 'a', 'a.dat', 'h', 'now')");
+    CHECK_THROWS_WITH(c.exec("INSERT INTO sessions (id, name, source, source_sha256, imported_at) VALUES (8, 'b', 'b.dat', 'h', 'now')"),
+                      Catch::Contains("duplicate key value violates unique constraint"));
+    // a session's rows land in its partition, and another session has none to go to
+    c.exec("INSERT INTO kvm_exit (session, record, ts_ns) VALUES (7, 1, 100)");
+    CHECK(c.query("SELECT count(*) FROM kvm_exit_s7").rows[0][0] == "1");
+    CHECK_THROWS_WITH(c.exec("INSERT INTO kvm_exit (session, record, ts_ns) VALUES (8, 1, 100)"), Catch::Contains("no partition"));
+    c.exec("DROP SCHEMA schema_probe CASCADE");
 }
