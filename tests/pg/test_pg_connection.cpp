@@ -9,6 +9,7 @@
 #include "irqflow/storage/database.hpp"
 #include "pg/pg_connection.hpp"
 #include "pg/pg_schema.hpp"
+#include "pg/pg_views.hpp"
 #include "sqlite_util.hpp"
 
 using namespace irqflow::storage;
@@ -109,4 +110,33 @@ TEST_CASE("the PostgreSQL tables are SQLite's: same names, columns and keys, par
     CHECK(c.query("SELECT count(*) FROM kvm_exit_s7").rows[0][0] == "1");
     CHECK_THROWS_WITH(c.exec("INSERT INTO kvm_exit (session, record, ts_ns) VALUES (8, 1, 100)"), Catch::Contains("no partition"));
     c.exec("DROP SCHEMA schema_probe CASCADE");
+}
+
+TEST_CASE("the PostgreSQL views are SQLite's: every view, with the same columns in the same order", "[pg]") {
+    PgConnection c(server());
+    c.exec("DROP SCHEMA IF EXISTS view_probe CASCADE; CREATE SCHEMA view_probe; SET search_path = view_probe");
+    for (const auto& t : pg_tables()) c.exec(t.ddl);
+    c.exec(pg_views_ddl());
+    Database reference(":memory:", Database::Mode::ReadWrite);
+    Stmt views(reference.handle(), "SELECT name FROM sqlite_schema WHERE type = 'view' ORDER BY name");
+    std::size_t n = 0;
+    while (views.row()) {
+        const std::string view = views.text(0);
+        INFO(view);
+        ++n;
+        std::vector<std::string> lite;
+        Stmt info(reference.handle(), "SELECT name FROM pragma_table_info(?1) ORDER BY cid");
+        info.bind(1, std::string_view(view));
+        while (info.row()) lite.push_back(info.text(0));
+        const auto pg = c.query("SELECT column_name FROM information_schema.columns WHERE table_schema = 'view_probe' AND table_name = $1 "
+                                "ORDER BY ordinal_position",
+                                {view});
+        REQUIRE(pg.rows.size() == lite.size());
+        for (std::size_t i = 0; i < lite.size(); ++i) CHECK(pg.rows[i][0] == lite[i]);
+        c.query("SELECT * FROM " + view + " LIMIT 1");  // and it runs
+    }
+    CHECK(n >= 10);
+    const auto pg_views = c.query("SELECT count(*) FROM information_schema.views WHERE table_schema = 'view_probe'");
+    CHECK(pg_views.rows[0][0] == std::to_string(n));  // no view of its own either
+    c.exec("DROP SCHEMA view_probe CASCADE");
 }
