@@ -1,0 +1,128 @@
+#include "pg_connection.hpp"
+
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <memory>
+#include <regex>
+
+namespace irqflow::storage {
+
+namespace {
+struct ResultFree {
+    void operator()(PGresult* r) const { PQclear(r); }
+};
+using Result = std::unique_ptr<PGresult, ResultFree>;
+
+std::string trimmed(const char* msg) {
+    std::string s = msg ? msg : "";
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+}  // namespace
+
+bool is_postgres_uri(std::string_view db) { return db.rfind("postgresql://", 0) == 0 || db.rfind("postgres://", 0) == 0; }
+
+std::string redacted_uri(std::string_view uri) {
+    std::string s(uri);
+    // scheme://user:PASSWORD@host...
+    static const std::regex userinfo(R"(^(postgres(?:ql)?://[^:/@?]*):[^@/?]*@)");
+    s = std::regex_replace(s, userinfo, "$1:***@");
+    // ...?password=PASSWORD&...
+    static const std::regex param(R"(([?&]password=)[^&]*)");
+    return std::regex_replace(s, param, "$1***");
+}
+
+PgConnection::PgConnection(const std::string& uri) : where_(redacted_uri(uri)) {
+    c_ = PQconnectdb(uri.c_str());
+    if (!c_ || PQstatus(c_) != CONNECTION_OK) {
+        const std::string why = c_ ? trimmed(PQerrorMessage(c_)) : "out of memory";
+        PQfinish(c_);
+        c_ = nullptr;
+        throw StorageError(where_ + ": cannot connect: " + why);
+    }
+    // no notices on stderr (CREATE ... IF NOT EXISTS); the server's own language for
+    // errors (lc_messages is the superuser's to set)
+    PQsetNoticeProcessor(c_, [](void*, const char*) {}, nullptr);
+    exec("SET client_min_messages = warning");
+}
+
+PgConnection::~PgConnection() { PQfinish(c_); }
+
+void PgConnection::fail(const std::string& what, pg_result* r) const {
+    std::string why = r ? trimmed(PQresultErrorMessage(r)) : "";
+    if (why.empty()) why = trimmed(PQerrorMessage(c_));
+    throw StorageError(where_ + ": " + what + ": " + why);
+}
+
+void PgConnection::exec(const std::string& sql) {
+    Result r(PQexec(c_, sql.c_str()));
+    const auto st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) fail("\"" + sql.substr(0, 60) + "\"", r.get());
+}
+
+PgRows PgConnection::query(const std::string& sql, const std::vector<std::optional<std::string>>& params) {
+    std::vector<const char*> values;
+    values.reserve(params.size());
+    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+    Result r(PQexecParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0));
+    const auto st = r ? PQresultStatus(r.get()) : PGRES_FATAL_ERROR;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) fail("\"" + sql.substr(0, 60) + "\"", r.get());
+    PgRows out;
+    const int nc = PQnfields(r.get()), nr = PQntuples(r.get());
+    for (int c = 0; c < nc; ++c) out.columns.emplace_back(PQfname(r.get(), c));
+    out.rows.reserve(static_cast<std::size_t>(nr));
+    for (int i = 0; i < nr; ++i) {
+        auto& row = out.rows.emplace_back();
+        for (int c = 0; c < nc; ++c)
+            row.push_back(PQgetisnull(r.get(), i, c) ? std::nullopt : std::optional<std::string>(PQgetvalue(r.get(), i, c)));
+    }
+    return out;
+}
+
+void PgConnection::copy_in(const std::string& table, const std::vector<std::string>& columns, const std::function<bool(std::string&)>& fill) {
+    std::string sql = "COPY " + table + " (";
+    for (std::size_t i = 0; i < columns.size(); ++i) sql += (i ? ", " : "") + columns[i];
+    sql += ") FROM STDIN";
+    Result r(PQexec(c_, sql.c_str()));
+    if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) fail("COPY " + table, r.get());
+    std::string buf;
+    try {
+        for (bool more = true; more;) {
+            buf.clear();
+            more = fill(buf);
+            for (std::size_t at = 0; at < buf.size();) {  // libpq takes an int length
+                const auto n = std::min<std::size_t>(buf.size() - at, 1 << 20);
+                if (PQputCopyData(c_, buf.data() + at, static_cast<int>(n)) != 1) fail("COPY " + table);
+                at += n;
+            }
+        }
+    } catch (...) {
+        PQputCopyEnd(c_, "aborted by the client");
+        while (PGresult* rest = PQgetResult(c_)) PQclear(rest);
+        throw;
+    }
+    if (PQputCopyEnd(c_, nullptr) != 1) fail("COPY " + table);
+    Result done(PQgetResult(c_));
+    if (!done || PQresultStatus(done.get()) != PGRES_COMMAND_OK) fail("COPY " + table, done.get());
+    while (PGresult* rest = PQgetResult(c_)) PQclear(rest);
+}
+
+int PgConnection::server_version() const { return PQserverVersion(c_); }
+
+std::string copy_escape(std::string_view v) {
+    std::string o;
+    o.reserve(v.size());
+    for (char ch : v) {
+        switch (ch) {
+            case '\\': o += "\\\\"; break;
+            case '\t': o += "\\t"; break;
+            case '\n': o += "\\n"; break;
+            case '\r': o += "\\r"; break;
+            default: o += ch;
+        }
+    }
+    return o;
+}
+
+}  // namespace irqflow::storage

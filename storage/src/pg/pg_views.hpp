@@ -1,0 +1,12 @@
+// The fleet database's views (storage/SCHEMA.md): the SQLite ones under the same names
+// and columns, in PostgreSQL's dialect. The event views are generated for both backends
+// from the same kind list; the others are written out here once more, and a test
+// compares every view's columns with SQLite's.
+#pragma once
+#include <string>
+
+namespace irqflow::storage {
+
+std::string pg_views_ddl();
+
+}  // namespace irqflow::storage
