@@ -20,7 +20,7 @@ std::string replaced(std::string sql, const std::string& from, const std::string
 std::string pg_views_ddl() {
     // events, exits, intervals: generated for both; SQLite tests an integer for truth
     std::string sql = replaced(event_views_ddl(), "CASE WHEN halted THEN", "CASE WHEN halted <> 0 THEN");
-    // the rest (storage/src/schema.cpp, versions 2, 4 and 6) in PostgreSQL's dialect:
+    // versions 2 and 4's views (storage/src/schema.cpp) in PostgreSQL's dialect:
     // format/lpad/to_hex for printf, string_agg for group_concat, comparisons counted
     // as ::int (PostgreSQL does not add booleans)
     sql += R"sql(
@@ -44,32 +44,14 @@ CREATE VIEW findings_with_evidence AS
     (SELECT string_agg(c.record || ': ' || c.what, '; ' ORDER BY c.ord) FROM finding_chain c
        WHERE c.session = f.session AND c.finding = f.id) AS evidence
   FROM findings f;
-CREATE VIEW session_rates AS
-  SELECT s.id AS session, s.name,
-    x.guest_s, x.exits, i.injections, i.eois, i.pv_eois,
-    x.exits / nullif(x.guest_s, 0) AS exits_per_guest_s,
-    1.0 * x.exits / nullif(i.injections, 0) AS exits_per_interrupt,
-    1.0 * (i.eois - i.pv_eois) / nullif(i.injections, 0) AS eoi_exits_per_interrupt,
-    100.0 * i.pv_eois / nullif(i.eois, 0) AS pv_eoi_hit_rate,
-    i.injections / nullif(x.guest_s, 0) AS injections_per_guest_s
-  FROM sessions s
-  JOIN (SELECT session, count(*) AS exits, coalesce(sum(guest_ns), 0) / 1e9 AS guest_s FROM exits GROUP BY session) x ON x.session = s.id
-  JOIN (SELECT session, sum((inject_ts_ns != 0)::int) AS injections, sum((eoi_path IS NOT NULL)::int) AS eois,
-          coalesce(sum((eoi_path = 'pv-eoi')::int), 0) AS pv_eois FROM interrupts GROUP BY session) i ON i.session = s.id;
-CREATE VIEW session_diffs AS
-  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
-    SELECT a.session AS a_session, b.session AS b_session, keys.key,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
-        ELSE a.injections_per_guest_s END AS a,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
-        ELSE b.injections_per_guest_s END AS b
-    FROM session_rates a JOIN session_rates b ON a.session != b.session
-    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
-                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys) d;
 )sql";
-    return sql;
+    // session_rates and session_diffs: version 6's text, three comparisons counted as
+    // ::int and the derived table named, as PostgreSQL requires
+    std::string v6 = migrations().at(5);
+    for (const char* cmp : {"inject_ts_ns != 0", "eoi_path IS NOT NULL", "eoi_path = 'pv-eoi'"})
+        v6 = replaced(v6, std::string("sum(") + cmp + ")", std::string("sum((") + cmp + ")::int)");
+    return sql + replaced(v6, "UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);",
+                          "UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys) d;");
 }
 
 }  // namespace irqflow::storage
