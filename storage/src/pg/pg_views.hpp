@@ -1,7 +1,7 @@
 // The fleet database's views (storage/SCHEMA.md): the SQLite ones under the same names
 // and columns, in PostgreSQL's dialect. The event views are generated for both backends
-// from the same kind list; the others are written out here once more, and a test
-// compares every view's columns with SQLite's.
+// from the same kind list, version 6's taken from its text with asserted edits, the
+// older ones written out once more; a test compares every view's columns with SQLite's.
 #pragma once
 #include <string>
 
