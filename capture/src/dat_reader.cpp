@@ -40,16 +40,18 @@ struct HandleCloser {
 };
 using Handle = std::unique_ptr<tracecmd_input, HandleCloser>;
 
-std::string release_from_uname(const char* uname) {
-    // trace-cmd stores "sysname nodename release version…"
+// Word `k` (from 0) of trace-cmd's uname option, "sysname nodename release version…".
+std::string uname_word(const char* uname, int k) {
     if (!uname) return {};
-    std::string s = uname;
-    std::size_t a = s.find(' ');
-    if (a == std::string::npos) return {};
-    std::size_t b = s.find(' ', a + 1);
-    if (b == std::string::npos) return {};
-    std::size_t c = s.find(' ', b + 1);
-    return s.substr(b + 1, c == std::string::npos ? std::string::npos : c - b - 1);
+    const std::string s = uname;
+    std::size_t from = 0;
+    for (int w = 0; w < k; ++w) {
+        from = s.find(' ', from);
+        if (from == std::string::npos) return {};
+        ++from;
+    }
+    const std::size_t to = s.find(' ', from);
+    return s.substr(from, to == std::string::npos ? std::string::npos : to - from);
 }
 
 // Headers and formats only when we walk the pages ourselves; the full open (which
@@ -241,7 +243,8 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     t.meta.source = path;
     t.meta.format = "trace.dat v" + std::to_string(tracecmd_get_in_file_version(top.get()));
     if (layout.compressed) t.meta.format += " (" + layout.compression + ")";
-    t.meta.kernel_release = release_from_uname(tracecmd_get_uname(top.get()));
+    t.meta.kernel_release = uname_word(tracecmd_get_uname(top.get()), 2);
+    t.meta.host_name = uname_word(tracecmd_get_uname(top.get()), 1);
     if (const char* clk = tracecmd_get_trace_clock(top.get())) t.meta.clock = clk;
     t.meta.host_cpus = tracecmd_cpus(top.get());
     const int n = tracecmd_buffer_instances(top.get());

@@ -135,7 +135,8 @@ std::vector<SessionInfo> Database::sessions() {
     std::vector<SessionInfo> out;
     Stmt s(db_,
            "SELECT id, name, source, source_sha256, format, host_kernel, coalesce(semantics, ''), imported_at, event_count, "
-           "first_ts_ns, last_ts_ns, (SELECT count(*) FROM findings f WHERE f.session = sessions.id) FROM sessions ORDER BY id");
+           "first_ts_ns, last_ts_ns, (SELECT count(*) FROM findings f WHERE f.session = sessions.id), coalesce(host_name, ''), "
+           "coalesce(guest_kernel, '') FROM sessions ORDER BY id");
     while (s.row()) {
         SessionInfo i;
         i.id = s.i64(0);
@@ -150,6 +151,8 @@ std::vector<SessionInfo> Database::sessions() {
         i.first_ts = s.i64(9);
         i.last_ts = s.i64(10);
         i.findings = s.i64(11);
+        i.host_name = s.text(12);
+        i.guest_kernel = s.text(13);
         out.push_back(std::move(i));
     }
     return out;
@@ -174,7 +177,7 @@ bool Database::remove_session(const std::string& id_or_name) {
             rows.bind(1, range.i64(0)).bind(2, range.i64(1)).run();
         }
         for (const char* table : {"event_tables", "event_names", "gaps", "vcpus", "serial_lines", "exit_counts", "interrupts",
-                                  "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats"}) {
+                                  "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats", "session_tags"}) {
             Stmt d(db_, std::string("DELETE FROM ") + table + " WHERE session = ?1");
             d.bind(1, id).run();
         }

@@ -149,10 +149,4 @@ std::uint64_t Database::query(const std::string& sql, const std::function<void(c
     return delivered;
 }
 
-QueryResult Database::query(const std::string& sql) {
-    QueryResult r;
-    query(sql, [&](const std::vector<std::string>& c) { r.columns = c; }, [&](const QueryRow& row, const QueryTypes&) { r.rows.push_back(row); });
-    return r;
-}
-
 }  // namespace irqflow::storage

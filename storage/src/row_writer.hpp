@@ -16,32 +16,27 @@
 
 #include "irqflow/capture/batch_pipe.hpp"
 #include "irqflow/capture/event.hpp"
+#include "session_sink.hpp"
 
 namespace irqflow::storage {
-
-// An event row; kvm_exit rows carry their guest and host time.
-struct Row {
-    Event e;
-    std::optional<std::int64_t> guest_ns, host_ns;
-};
 
 class TableWriter;
 class Stmt;
 
-class RowWriter {
+class RowWriter : public EventRowSink {
 public:
     // SQLite's errors name the file itself (sqlite_util.hpp, fail).
     RowWriter(sqlite3* db, std::int64_t session);
-    ~RowWriter();  // stops the thread; what was not written stays uncommitted
+    ~RowWriter() override;  // stops the thread; what was not written stays uncommitted
     RowWriter(const RowWriter&) = delete;
     RowWriter& operator=(const RowWriter&) = delete;
 
     // Every call below may throw the writer thread's error (SQLite's, naming the file).
-    void insert(Row r);  // into r.e.kind's table (a Lost marker: a gaps row)
+    void insert(Row r) override;  // into r.e.kind's table (a Lost marker: a gaps row)
     // A kvm_exit written before its host time is known, and that time once it is (at
     // the vCPU's next entry; at most one such exit per vCPU is open).
-    void insert_early_exit(Row r);
-    void set_host_time(VmId vm, VcpuId vcpu, std::int64_t host_ns);
+    void insert_early_exit(Row r) override;
+    void set_host_time(VmId vm, VcpuId vcpu, std::int64_t host_ns) override;
     // Writes everything queued and stops the thread; the connection is the caller's again.
     void finish();
 

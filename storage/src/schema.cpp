@@ -183,6 +183,15 @@ CREATE VIEW session_diffs AS
     CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
                 UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
 )sql",
+        // 7: where a session came from, so a fleet can group by it (storage/SCHEMA.md,
+        // "sessions"): the host's name, the guest's kernel, QEMU's command line, and
+        // tags given at import (`--tag key=value`). NULL in sessions stored before.
+        R"sql(
+ALTER TABLE sessions ADD COLUMN host_name TEXT;
+ALTER TABLE sessions ADD COLUMN guest_kernel TEXT;
+ALTER TABLE sessions ADD COLUMN qemu_cmdline TEXT;
+CREATE TABLE session_tags (session INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (session, key)) WITHOUT ROWID;
+)sql",
     };
     return m;
 }

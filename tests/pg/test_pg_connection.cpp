@@ -85,7 +85,7 @@ TEST_CASE("the PostgreSQL tables are SQLite's: same names, columns and keys, par
     for (const auto& t : tables) {
         INFO(t.ddl);
         c.exec(t.ddl);
-        if (t.per_session) c.exec(pg_partition_ddl(t, 7));
+        if (t.per_session) c.exec(pg_session_table_ddl(t, 7) + "; " + pg_attach_ddl(t, 7));
     }
     // every column of every SQLite table is there, under its name, in its order
     Database reference(":memory:", Database::Mode::ReadWrite);

@@ -1,4 +1,5 @@
 #include "args.hpp"
+#include "irqflow/storage/store.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -39,11 +40,14 @@ CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s) {
 }
 
 CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist) {
-    auto* o = c.add_option("--db", path, "the SQLite file of stored sessions")->type_name("FILE")->required();
-    if (must_exist)  // a typo must not create an empty database
+    auto* o = c.add_option("--db", path, "the SQLite file of stored sessions, or a PostgreSQL server: postgresql://[USER@]HOST[:PORT]/DB "
+                                         "(password from PGPASSWORD or ~/.pgpass, never in the URI)")
+                  ->type_name("FILE|URI")
+                  ->required();
+    if (must_exist)  // a typo must not create an empty database (a server says for itself)
         o->check(CLI::Validator(
             [](const std::string& p) {
-                return std::filesystem::exists(p) ? std::string() : "no database " + p + " (irqflow import creates one)";
+                return storage::is_postgres_uri(p) || std::filesystem::exists(p) ? std::string() : "no database " + p + " (irqflow import creates one)";
             },
             "", "an existing database"));
     return o;

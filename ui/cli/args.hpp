@@ -60,6 +60,7 @@ void add_import(CLI::App& app, Commands& out);
 void add_sessions(CLI::App& app, Commands& out);
 void add_query(CLI::App& app, Commands& out);
 void add_rm(CLI::App& app, Commands& out);
+void add_push(CLI::App& app, Commands& out);
 void add_record(CLI::App& app, Commands& out);
 
 }  // namespace irqflow::cli

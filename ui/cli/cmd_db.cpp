@@ -1,4 +1,5 @@
-// irqflow import / sessions / query / rm: the SQLite side of the CLI.
+// irqflow import / sessions / query / rm: stored sessions, in an SQLite file or a
+// PostgreSQL server (storage/README.md, "Backends").
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@ namespace irqflow::cli {
 namespace {
 
 using storage::Database;
+using storage::Store;
 
 Json json_cell(const std::optional<std::string>& v, storage::CellType t) {
     using storage::CellType;
@@ -100,7 +102,44 @@ private:
 struct ImportOptions {
     std::string trace, db, name, serial;
     replay::ReplayOptions replay;
+    std::string host, guest_kernel, qemu_cmdline;
+    std::vector<std::string> tags;  // key=value
 };
+
+// --tag key=value, each key once.
+std::vector<std::pair<std::string, std::string>> parse_tags(const std::vector<std::string>& given) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (std::size_t i = 0; i < given.size(); ++i) {
+        const auto eq = given[i].find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw UsageError("--tag " + given[i] + " (tag " + std::to_string(i + 1) + "): expected KEY=VALUE, e.g. --tag ci=nightly");
+        std::string key = given[i].substr(0, eq);
+        for (const auto& [k, v] : out)
+            if (k == key) throw UsageError("--tag " + given[i] + " (tag " + std::to_string(i + 1) + "): key \"" + key + "\" given twice");
+        out.emplace_back(std::move(key), given[i].substr(eq + 1));
+    }
+    return out;
+}
+
+// The guest's kernel release from its console's banner ("Linux version 6.1.0-13-amd64 (…").
+std::string guest_kernel_from(const SerialLog& serial) {
+    static const std::string banner = "Linux version ";
+    for (const auto& l : serial.lines)
+        if (const auto at = l.text.find(banner); at != std::string::npos) {
+            const auto from = at + banner.size();
+            return l.text.substr(from, l.text.find(' ', from) - from);
+        }
+    return {};
+}
+
+storage::SessionMeta session_meta(const ImportOptions& a, const TraceMeta& trace, const SerialLog* serial) {
+    storage::SessionMeta m(trace);
+    if (!a.host.empty()) m.host_name = a.host;
+    m.guest_kernel = !a.guest_kernel.empty() ? a.guest_kernel : serial ? guest_kernel_from(*serial) : std::string();
+    m.qemu_cmdline = a.qemu_cmdline;
+    m.tags = parse_tags(a.tags);
+    return m;
+}
 
 int import(const ImportOptions& a) {
     const std::string& db = a.db;
@@ -130,11 +169,13 @@ int import(const ImportOptions& a) {
         if (sha_error) std::rethrow_exception(sha_error);
         return sha;
     };
+    parse_tags(a.tags);  // a bad tag is a usage error before any work
     // Another import holding the write lock: wait for it, saying who it is.
-    Database d(db, Database::Mode::ReadWrite, [&db](const storage::LockWait& w) {
+    const auto store = storage::open_store(db, Store::Mode::ReadWrite, [&db](const storage::LockWait& w) {
         std::fprintf(stderr, "irqflow import: %s is being written by %s; waiting (%.0f s)\n", db.c_str(),
                      w.holder.empty() ? "another connection" : w.holder.c_str(), w.waited_s);
     });
+    Store& d = *store;
     Steps steps;
     auto progress = [&steps](const storage::ImportProgress& p) { steps.progress(p.done, p.total); };
     // by default the file's name as given ("-": stdin), never the temporary copy of a pipe
@@ -156,7 +197,8 @@ int import(const ImportOptions& a) {
         const auto r = replay::replay(t, o);
         steps.end();
         steps.begin("storing");
-        id = d.import_session(session_name, t, hashed(), r, &serial, progress, clash);
+        const auto meta = session_meta(a, t.meta, &serial);
+        id = d.import_session(session_name, t, hashed(), r, &serial, progress, clash, &meta);
         steps.end();
         for (const auto& s : d.sessions())
             if (s.id == id) stored_name = s.name;
@@ -173,7 +215,7 @@ int import(const ImportOptions& a) {
         steps.begin("replaying and storing");
         TraceMeta meta = stream.trace().meta;
         meta.source = shown_name(path);  // a pipe's temporary file means nothing later
-        storage::SessionWriter w(d, session_name, meta, hashed(), progress, seen, clash);
+        storage::SessionWriter w(d, session_name, session_meta(a, meta, nullptr), hashed(), progress, seen, clash);
         stored_name = w.session_name();
         replay::StreamingReplay replay(stream.trace(), o);
         stream.each_event([&](const Event& e) {
@@ -189,15 +231,17 @@ int import(const ImportOptions& a) {
         steps.end();
         findings = r.findings.size();
     }
-    std::cout << "imported session " << id << " (" << records << " events, " << findings << " findings) into " << db << "\n";
+    std::cout << "imported session " << id << " (" << records << " events, " << findings << " findings) into " << d.where() << "\n";
     if (stored_name != session_name)
         std::cerr << "irqflow import: named it \"" << stored_name << "\": a session is already named \"" << session_name << "\"\n";
     return kExitOk;
 }
 
 int sessions(const std::string& db, bool json) {
-    Database d(db, Database::Mode::ReadWrite);  // read-write so an older file gets migrated
-    const auto list = d.sessions();
+    // read-write so an older file gets migrated; a server is only read (a role with
+    // SELECT alone lists sessions too)
+    const auto d = storage::open_store(db, storage::is_postgres_uri(db) ? Store::Mode::ReadOnly : Store::Mode::ReadWrite);
+    const auto list = d->sessions();
     if (json) {
         Json all = Json::array();
         for (const auto& s : list)
@@ -209,15 +253,17 @@ int sessions(const std::string& db, bool json) {
                            {"kernel", s.kernel},
                            {"semantics", s.semantics},
                            {"imported_at", s.imported_at},
+                           {"host_name", s.host_name},
+                           {"guest_kernel", s.guest_kernel},
                            {"events", s.events},
                            {"findings", s.findings}});
         std::cout << json_text(all) << '\n';
         return kExitOk;
     }
-    std::printf("%4s  %-28s %10s %8s  %-20s  %s\n", "id", "name", "events", "findings", "imported", "source");
+    std::printf("%4s  %-28s %10s %8s  %-20s  %-16s %s\n", "id", "name", "events", "findings", "imported", "host", "source");
     for (const auto& s : list)
-        std::printf("%4lld  %-28s %10lld %8lld  %-20s  %s\n", static_cast<long long>(s.id), s.name.c_str(),
-                    static_cast<long long>(s.events), static_cast<long long>(s.findings), s.imported_at.c_str(), s.source.c_str());
+        std::printf("%4lld  %-28s %10lld %8lld  %-20s  %-16s %s\n", static_cast<long long>(s.id), s.name.c_str(), static_cast<long long>(s.events),
+                    static_cast<long long>(s.findings), s.imported_at.c_str(), s.host_name.empty() ? "-" : s.host_name.c_str(), s.source.c_str());
     return kExitOk;
 }
 
@@ -231,7 +277,7 @@ int query(const QueryOptions& a) {
     const std::string& db = a.db;
     const bool csv = a.csv, json = a.json;
     const storage::QueryLimits& limits = a.limits;
-    Database d(db, Database::Mode::ReadOnly);
+    const auto d = storage::open_store(db, Store::Mode::ReadOnly);
     std::ostream& o = std::cout;
     const char* sep = csv ? "," : "\t";
     std::vector<std::string> columns;
@@ -267,24 +313,27 @@ int query(const QueryOptions& a) {
         o << '\n';
     };
     try {
-        d.query(a.sql, header, row, limits);
+        d->query(a.sql, header, row, limits);
     } catch (const storage::StorageError& e) {
         if (json && !columns.empty()) o << "]\n" << std::flush;  // what was printed stays valid JSON
-        throw storage::StorageError(db + ": " + e.what());
+        throw storage::StorageError(d->where() + ": " + e.what());
     }
     if (json) o << "]\n";
     return kExitOk;
 }
 
 int rm(const std::string& db, const std::string& session) {
-    Database d(db, Database::Mode::ReadWrite);
-    if (!d.remove_session(session)) throw storage::StorageError(db + ": no session \"" + session + "\"");
+    const auto store = storage::open_store(db, Store::Mode::ReadWrite);
+    if (!store->remove_session(session)) throw storage::StorageError(store->where() + ": no session \"" + session + "\"");
     std::cout << "removed session " << session << "\n";
-    // Mostly empty now: give the space back (a rewrite of what remains); else the free
-    // pages wait for the next import, which is cheaper than rewriting a big file.
-    const auto before = d.file_bytes();
-    if (d.shrink_if_mostly_free())
-        std::cout << db << ": " << before / 1000000 << " MB -> " << d.file_bytes() / 1000000 << " MB\n";
+    // A file mostly empty now gives the space back (a rewrite of what remains); else the
+    // free pages wait for the next import, which is cheaper than rewriting a big file.
+    // (A server's partitions were dropped: their space is back already.)
+    if (auto* file = dynamic_cast<Database*>(store.get())) {
+        const auto before = file->file_bytes();
+        if (file->shrink_if_mostly_free())
+            std::cout << db << ": " << before / 1000000 << " MB -> " << file->file_bytes() / 1000000 << " MB\n";
+    }
     return kExitOk;
 }
 
@@ -292,13 +341,19 @@ int rm(const std::string& db, const std::string& session) {
 
 void add_import(CLI::App& app, Commands& out) {
     auto a = std::make_shared<ImportOptions>();
-    auto* c = app.add_subcommand("import", "store a capture as a session (events and replay results) in a SQLite file");
+    auto* c = app.add_subcommand("import", "store a capture as a session (events and replay results) in an SQLite file or a PostgreSQL server");
     add_trace(*c, a->trace);
-    add_db(*c, a->db, false)->description("the SQLite file of stored sessions (created if missing)");
+    add_db(*c, a->db, false)->description("the SQLite file of stored sessions (created if missing), or a PostgreSQL server: "
+                                          "postgresql://[USER@]HOST[:PORT]/DB (password from PGPASSWORD or ~/.pgpass)");
     c->add_option("--name", a->name, "the session's name (default: the file's name; a taken name is refused)")->type_name("NAME");
     add_serial(*c, a->serial);
     add_semantics(*c, a->replay.semantics);
+    c->add_option("--host", a->host, "the host the trace was recorded on (default: the trace's, trace.dat records it)")->type_name("NAME");
+    c->add_option("--guest-kernel", a->guest_kernel, "the guest's kernel release (default: from the --serial log's banner)")->type_name("RELEASE");
+    c->add_option("--qemu-cmdline", a->qemu_cmdline, "QEMU's command line for this VM")->type_name("TEXT");
+    c->add_option("--tag", a->tags, "a label to group sessions by, repeatable (SQL: session_tags)")->type_name("KEY=VALUE");
     c->footer(examples({"irqflow import samples/pveoi-on.dat --db sessions.db --name pveoi-on",
+                        "irqflow import trace.dat --db postgresql://irqflow@fleet-db/irqflow --tag ci=nightly --tag tree=kvm-next",
                         "irqflow query --db sessions.db \"SELECT * FROM exits_per_reason WHERE session = 1\""}));
     out.emplace_back(c, [a] { return import(*a); });
 }
@@ -309,7 +364,7 @@ void add_sessions(CLI::App& app, Commands& out) {
         bool json = false;
     };
     auto a = std::make_shared<Options>();
-    auto* c = app.add_subcommand("sessions", "list the sessions stored in a SQLite file");
+    auto* c = app.add_subcommand("sessions", "list the sessions stored in an SQLite file or a PostgreSQL server");
     add_db(*c, a->db, true);
     c->add_flag("--json", a->json, "a JSON array");
     c->footer(examples({"irqflow sessions --db sessions.db"}));
@@ -318,7 +373,7 @@ void add_sessions(CLI::App& app, Commands& out) {
 
 void add_query(CLI::App& app, Commands& out) {
     auto a = std::make_shared<QueryOptions>();
-    auto* c = app.add_subcommand("query", "run one read-only SQL statement; rows are printed as SQLite produces them");
+    auto* c = app.add_subcommand("query", "run one read-only SQL statement; rows are printed as the database produces them");
     add_db(*c, a->db, true);
     c->add_option("SQL", a->sql, "one SELECT (or WITH, or a read-only PRAGMA); tables and views: storage/SCHEMA.md")->required();
     auto* csv = c->add_flag("--csv", a->csv, "comma-separated, quoted where needed");

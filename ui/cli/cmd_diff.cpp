@@ -20,14 +20,14 @@ namespace {
 RunDigest load_run(const std::string& given) {
     replay::ReplayOptions ro;
     ro.collect_details = true;
-    if (const auto colon = given.rfind(':'); colon != std::string::npos && colon > 0 && storage::is_database_file(given.substr(0, colon))) {
-        storage::Database db(given.substr(0, colon), storage::Database::Mode::ReadOnly);
-        auto stored = db.load_session(given.substr(colon + 1));
+    if (const auto name = storage::stored_session_name(given)) {
+        const auto db = storage::open_store(name->db, storage::Store::Mode::ReadOnly);
+        auto stored = db->load_session(name->session);
         ro.semantics = stored.semantics;
         const auto r = replay::replay(stored.trace, ro);
         return digest(given, stored.trace, r);
     }
-    if (storage::is_database_file(given))
+    if (storage::is_database_file(given) || storage::is_postgres_uri(given))
         throw UsageError(given + " is a database: name the session as " + given + ":SESSION (irqflow sessions --db " + given + " lists them)");
     const std::string path = readable_trace(given);
     const Trace t = load_trace(path);

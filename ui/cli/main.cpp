@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
     add_sessions(app, commands);
     add_query(app, commands);
     add_rm(app, commands);
+    add_push(app, commands);
     add_record(app, commands);
     add_help(app, commands);
     std::string cmd;

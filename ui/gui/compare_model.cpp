@@ -86,9 +86,9 @@ std::int64_t nearest_latency(const ui::DiffRow& row, const Session& s, double va
 SessionSource source_of(const std::string& given) {
     SessionSource src;
     src.path = given;
-    if (const auto colon = given.rfind(':'); colon != std::string::npos && colon > 0 && storage::is_database_file(given.substr(0, colon))) {
-        src.path = given.substr(0, colon);
-        src.db_session = given.substr(colon + 1);
+    if (const auto stored = storage::stored_session_name(given)) {
+        src.path = stored->db;
+        src.db_session = stored->session;
     }
     return src;
 }

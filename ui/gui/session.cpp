@@ -11,12 +11,12 @@
 
 namespace irqflow::gui {
 
-bool is_database(const std::string& path) { return storage::is_database_file(path); }
+bool is_database(const std::string& path) { return storage::is_postgres_uri(path) || storage::is_database_file(path); }
 
 std::vector<StoredSessionEntry> list_sessions(const std::string& db_path) {
-    storage::Database db(db_path, storage::Database::Mode::ReadOnly);
+    const auto db = storage::open_store(db_path, storage::Store::Mode::ReadOnly);
     std::vector<StoredSessionEntry> out;
-    for (const auto& i : db.sessions()) out.push_back({std::to_string(i.id), i.name, i.source, i.events, i.findings});
+    for (const auto& i : db->sessions()) out.push_back({std::to_string(i.id), i.name, i.source, i.events, i.findings});
     return out;
 }
 
@@ -24,14 +24,15 @@ namespace {
 
 // The session named, or the database's only one.
 void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
-    storage::Database db(src.path, storage::Database::Mode::ReadOnly);
+    const auto store = storage::open_store(src.path, storage::Store::Mode::ReadOnly);
+    storage::Store& db = *store;
     std::string which = src.db_session;
     if (which.empty()) {
         const auto all = db.sessions();
         if (all.size() != 1) {
             std::string list;
             for (const auto& i : all) list += "\n  " + std::to_string(i.id) + "  " + i.name;
-            throw storage::StorageError(src.path + ": holds " + std::to_string(all.size()) +
+            throw storage::StorageError(db.where() + ": holds " + std::to_string(all.size()) +
                                         " sessions; name one after the file (irqflow-gui DB SESSION):" + list);
         }
         which = std::to_string(all.front().id);
@@ -47,7 +48,7 @@ void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
     progress.overview.finish();
     progress.stage = 3;  // all read (there is no second pass and no serial log to align): the replay is next
     while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    s.title = src.path + " [" + stored.info.name + "]";
+    s.title = db.where() + " [" + stored.info.name + "]";
     s.trace = std::move(stored.trace);
     if (!stored.serial.lines.empty()) s.serial = std::move(stored.serial);
     progress.fraction = 0;

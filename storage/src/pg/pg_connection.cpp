@@ -52,7 +52,9 @@ PgConnection::~PgConnection() { PQfinish(c_); }
 void PgConnection::fail(const std::string& what, pg_result* r) const {
     std::string why = r ? trimmed(PQresultErrorMessage(r)) : "";
     if (why.empty()) why = trimmed(PQerrorMessage(c_));
-    throw StorageError(where_ + ": " + what + ": " + why);
+    const char* state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : nullptr;
+    const char* constraint = r ? PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME) : nullptr;
+    throw PgError(where_ + ": " + what + ": " + why, state ? state : "", constraint ? constraint : "");
 }
 
 void PgConnection::exec(const std::string& sql) {
@@ -106,6 +108,81 @@ void PgConnection::copy_in(const std::string& table, const std::vector<std::stri
     Result done(PQgetResult(c_));
     if (!done || PQresultStatus(done.get()) != PGRES_COMMAND_OK) fail("COPY " + table, done.get());
     while (PGresult* rest = PQgetResult(c_)) PQclear(rest);
+}
+
+void PgConnection::copy_out(const std::string& query, const std::function<void(std::string_view)>& line) {
+    const std::string sql = "COPY (" + query + ") TO STDOUT";
+    Result r(PQexec(c_, sql.c_str()));
+    if (!r || PQresultStatus(r.get()) != PGRES_COPY_OUT) fail("\"" + sql.substr(0, 60) + "\"", r.get());
+    std::exception_ptr error;
+    for (;;) {
+        char* buf = nullptr;
+        const int n = PQgetCopyData(c_, &buf, 0);
+        if (n < 0) break;  // -1: done, -2: failed (the result below says why)
+        std::unique_ptr<char, decltype(&PQfreemem)> owned(buf, &PQfreemem);
+        if (error) continue;  // drain what the server still sends
+        try {
+            line(std::string_view(buf, static_cast<std::size_t>(n > 0 && buf[n - 1] == '\n' ? n - 1 : n)));
+        } catch (...) {
+            error = std::current_exception();
+            PQrequestCancel(c_);
+        }
+    }
+    Result done(PQgetResult(c_));
+    while (PGresult* rest = PQgetResult(c_)) PQclear(rest);
+    if (error) std::rethrow_exception(error);
+    if (!done || PQresultStatus(done.get()) != PGRES_COMMAND_OK) fail("\"" + sql.substr(0, 60) + "\"", done.get());
+}
+
+void PgConnection::stream(const std::string& sql, const std::vector<std::optional<std::string>>& params,
+                          const std::function<void(const std::vector<std::string>&, const std::vector<unsigned>&)>& on_columns,
+                          const std::function<bool(const std::vector<std::optional<std::string_view>>&)>& on_row) {
+    std::vector<const char*> values;
+    for (const auto& p : params) values.push_back(p ? p->c_str() : nullptr);
+    if (!PQsendQueryParams(c_, sql.c_str(), static_cast<int>(values.size()), nullptr, values.data(), nullptr, nullptr, 0)) fail("sending a query");
+    PQsetSingleRowMode(c_);
+    bool described = false, stopped = false;
+    Result failed;
+    std::exception_ptr error;
+    std::vector<std::optional<std::string_view>> row;
+    while (PGresult* raw = PQgetResult(c_)) {
+        Result r(raw);
+        const auto st = PQresultStatus(raw);
+        if (st != PGRES_SINGLE_TUPLE && st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+            if (!failed) failed = std::move(r);
+            continue;
+        }
+        if (stopped || error) continue;
+        const int nc = PQnfields(raw);
+        try {
+            if (!described && (st == PGRES_SINGLE_TUPLE || st == PGRES_TUPLES_OK)) {
+                std::vector<std::string> names;
+                std::vector<unsigned> types;
+                for (int c = 0; c < nc; ++c) {
+                    names.emplace_back(PQfname(raw, c));
+                    types.push_back(PQftype(raw, c));
+                }
+                described = true;
+                if (on_columns) on_columns(names, types);
+            }
+            if (st != PGRES_SINGLE_TUPLE) continue;
+            row.assign(static_cast<std::size_t>(nc), std::nullopt);
+            for (int c = 0; c < nc; ++c)
+                if (!PQgetisnull(raw, 0, c))
+                    row[static_cast<std::size_t>(c)] = std::string_view(PQgetvalue(raw, 0, c), static_cast<std::size_t>(PQgetlength(raw, 0, c)));
+            if (!on_row(row)) {
+                stopped = true;
+                PQrequestCancel(c_);
+            }
+        } catch (...) {
+            error = std::current_exception();
+            PQrequestCancel(c_);
+        }
+    }
+    if (error) std::rethrow_exception(error);
+    // a cancel we asked for is no failure; any other is
+    if (failed && !(stopped && std::string_view(PQresultErrorField(failed.get(), PG_DIAG_SQLSTATE) ?: "") == "57014"))
+        fail("\"" + sql.substr(0, 60) + "\"", failed.get());
 }
 
 int PgConnection::server_version() const { return PQserverVersion(c_); }

@@ -16,12 +16,14 @@ struct pg_result;
 
 namespace irqflow::storage {
 
-// Whether `db` names a PostgreSQL server rather than an SQLite file.
-bool is_postgres_uri(std::string_view db);
-
-// `uri` as it may appear in messages and logs: the password (user:PASS@ or
-// password=PASS) replaced by "***".
-std::string redacted_uri(std::string_view uri);
+// The server refused a statement: its SQLSTATE ("23505": a unique key taken) and, for a
+// constraint, the constraint's name.
+class PgError : public StorageError {
+public:
+    PgError(const std::string& what, std::string state, std::string constraint_name)
+        : StorageError(what), sqlstate(std::move(state)), constraint(std::move(constraint_name)) {}
+    std::string sqlstate, constraint;
+};
 
 // A result: rows of nullable text cells (libpq's text format).
 struct PgRows {
@@ -46,6 +48,16 @@ public:
     // escaped lines ("a\tb\n"; copy_escape below) to its (emptied) buffer and returns
     // false once it has none left. Anything thrown inside aborts the COPY.
     void copy_in(const std::string& table, const std::vector<std::string>& columns, const std::function<bool(std::string&)>& fill);
+
+    // COPY (query) TO STDOUT, text format: `line` sees each row's line (no newline) as
+    // it arrives, never the whole result at once.
+    void copy_out(const std::string& query, const std::function<void(std::string_view)>& line);
+    // One statement with parameters, its rows handed over one at a time as the server
+    // sends them (libpq's single-row mode): `on_columns` gets the names and type OIDs
+    // first; `on_row` returns false to stop early (the rest is then cancelled).
+    void stream(const std::string& sql, const std::vector<std::optional<std::string>>& params,
+                const std::function<void(const std::vector<std::string>&, const std::vector<unsigned>&)>& on_columns,
+                const std::function<bool(const std::vector<std::optional<std::string_view>>&)>& on_row);
 
     int server_version() const;  // e.g. 150018
     const std::string& where() const { return where_; }

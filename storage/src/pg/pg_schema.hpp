@@ -18,7 +18,11 @@ struct PgTable {
 // Every table of a fresh SQLite database at kSchemaVersion, as PostgreSQL DDL.
 std::vector<PgTable> pg_tables();
 
-// The DDL of `t`'s partition for one session ("<table>_s<id>").
-std::string pg_partition_ddl(const PgTable& t, long long session);
+// A session's rows of `t` go to a table of their own ("<table>_s<id>", quoted), made
+// outside the partitioned table, filled, and attached as its partition at commit
+// (storage/README.md, "PostgreSQL"): until then no reader's query touches it.
+std::string pg_session_table(const std::string& table, long long session);
+std::string pg_session_table_ddl(const PgTable& t, long long session);
+std::string pg_attach_ddl(const PgTable& t, long long session);
 
 }  // namespace irqflow::storage

@@ -18,6 +18,7 @@ struct TraceMeta {
     std::string source;          // file name as given
     std::string format;          // "trace.dat v6", "trace.dat v7", "trace-cmd report text", "perf script text"
     std::string kernel_release;  // host `uname -r` when the source records it
+    std::string host_name;       // host `uname -n` when the source records it
     std::string clock;           // trace clock ("local", "x86-tsc", …) when known
     std::string buffer;          // tracefs instance the events came from ("" = top level)
     int host_cpus = 0;

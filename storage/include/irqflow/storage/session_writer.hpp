@@ -1,21 +1,21 @@
 // Writes one session as its events arrive (a TraceStream, or a loaded trace's events),
-// in one transaction: the session appears whole or not at all (storage/SCHEMA.md).
-// Memory stays bounded by vCPUs and kinds, not events.
+// in one transaction of either backend: the session appears whole or not at all
+// (storage/SCHEMA.md). Memory stays bounded by vCPUs and kinds, not events.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 
-#include "irqflow/storage/database.hpp"
+#include "irqflow/storage/store.hpp"
 
 namespace irqflow::storage {
 
 class SessionWriter {
 public:
-    // Takes the write lock and refuses a source already stored (by sha256); the session
-    // is named `name`, or (NameClash::Suffix) `name-2`, `name-3`… when that is taken.
-    SessionWriter(Database& db, const std::string& name, const TraceMeta& meta, const std::string& sha256,
+    // Begins the store's transaction and refuses a source already stored (by sha256); the
+    // session is named `name`, or (NameClash::Suffix) `name-2`, `name-3`… when that is taken.
+    SessionWriter(Store& db, const std::string& name, const SessionMeta& meta, const std::string& sha256,
                   std::function<void(const ImportProgress&)> progress = {}, std::uint64_t expected_events = 0,
                   NameClash clash = NameClash::Suffix);
     ~SessionWriter();  // rolls back unless finish() committed

@@ -1,0 +1,133 @@
+// A kvm_exit row's guest and host time (storage/SCHEMA.md, "Events"), worked out as
+// events arrive, and the exits counted per vCPU and reason; the same for every backend.
+#pragma once
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "irqflow/capture/exit_reasons.hpp"
+#include "session_sink.hpp"
+
+namespace irqflow::storage {
+
+// Exit and entry times per vCPU: each exit's guest time (since the entry before) is
+// known at the exit, its host time (until the next entry) only at that entry. Exits
+// wait in record order until theirs is known; past kMaxWaiting (a vCPU halted while
+// others keep exiting) the oldest is written without it and updated once it is.
+class ExitTimes {
+public:
+    static constexpr std::size_t kMaxWaiting = 65536;
+    explicit ExitTimes(EventRowSink& rows) : rows_(rows) {}
+
+    void exit(const Event& e) {
+        Row r{e, std::nullopt, std::nullopt};
+        if (e.vcpu == kUnknownVcpu) {
+            unknown_reasons_.emplace(e.get(slot::exit_isa).value_or(kIsaVmx), e.get(slot::exit_reason).value_or(-1));
+            waiting_.push_back({std::move(r), true, 0});
+            drain();
+            return;
+        }
+        auto& v = vcpus_[vm_vcpu_key(e.vm, e.vcpu)];
+        close(v);  // two exits without an entry between: the first has no host time
+        if (v.last_entry >= 0) r.guest_ns = e.ts.value() - v.last_entry;
+        v.last_entry = -1;
+        count(v, e);
+        waiting_.push_back({std::move(r), false, vm_vcpu_key(e.vm, e.vcpu)});
+        v.open = base_ + waiting_.size();
+        v.exit_ts = e.ts.value();
+        drain();
+    }
+    void entry(const Event& e) {
+        if (e.vcpu == kUnknownVcpu) return;
+        auto& v = vcpus_[vm_vcpu_key(e.vm, e.vcpu)];
+        v.last_entry = e.ts.value();
+        const std::int64_t host = e.ts.value() - v.exit_ts;
+        if (v.open) {
+            auto& w = waiting_[v.open - 1 - base_];
+            w.row.host_ns = host;
+            w.done = true;
+            v.open = 0;
+            drain();
+        } else if (v.written_early) {
+            rows_.set_host_time(e.vm, e.vcpu, host);
+            v.written_early = false;
+        }
+    }
+    void finish() {
+        for (auto& w : waiting_) rows_.insert(std::move(w.row));
+        waiting_.clear();
+    }
+    // Exits per (vCPU, reason name): exit_counts; and every (isa, reason) seen.
+    std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> counts() const {
+        std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> out;
+        for (const auto& [key, v] : vcpus_)
+            for (const auto& rc : v.reasons)
+                out[{static_cast<std::int32_t>(key >> 32), static_cast<std::int32_t>(key & 0xffffffff), exit_reason_key(rc.reason, rc.isa)}] += rc.n;
+        return out;
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> reasons() const {  // (isa, code or -1)
+        std::vector<std::pair<std::int64_t, std::int64_t>> out(unknown_reasons_.begin(), unknown_reasons_.end());
+        for (const auto& [key, v] : vcpus_)
+            for (const auto& rc : v.reasons) out.emplace_back(rc.isa, rc.reason.value_or(-1));
+        return out;
+    }
+
+private:
+    struct ReasonCount {
+        std::int64_t isa;
+        std::optional<std::int64_t> reason;
+        std::int64_t n;
+    };
+    struct Vcpu {
+        std::int64_t last_entry = -1, exit_ts = 0;
+        std::uint64_t open = 0;           // 1 + sequence number of the exit waiting for its entry
+        bool written_early = false;       // that exit was written before its entry came
+        std::vector<ReasonCount> reasons; // a vCPU sees a few dozen reasons at most
+    };
+    struct Waiting {
+        Row row;
+        bool done;
+        std::uint64_t vcpu;
+    };
+    void close(Vcpu& v) {
+        if (v.open) waiting_[v.open - 1 - base_].done = true;
+        v.open = 0;
+        v.written_early = false;
+    }
+    static void count(Vcpu& v, const Event& e) {
+        const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
+        const auto reason = e.get(slot::exit_reason);
+        for (auto& rc : v.reasons)
+            if (rc.isa == isa && rc.reason == reason) {
+                ++rc.n;
+                return;
+            }
+        v.reasons.push_back({isa, reason, 1});
+    }
+    void drain() {
+        while (!waiting_.empty() && (waiting_.front().done || waiting_.size() > kMaxWaiting)) {
+            Waiting& w = waiting_.front();
+            if (w.done) {
+                rows_.insert(std::move(w.row));
+            } else {  // its vCPU has been out of the guest for a long time: write it now
+                rows_.insert_early_exit(std::move(w.row));
+                auto& v = vcpus_[w.vcpu];
+                v.open = 0;
+                v.written_early = true;
+            }
+            waiting_.pop_front();
+            ++base_;
+        }
+    }
+    EventRowSink& rows_;
+    std::deque<Waiting> waiting_;
+    std::uint64_t base_ = 0;  // sequence number of waiting_.front()
+    std::unordered_map<std::uint64_t, Vcpu> vcpus_;
+    std::set<std::pair<std::int64_t, std::int64_t>> unknown_reasons_;  // of exits of no known vCPU
+};
+
+}  // namespace irqflow::storage

@@ -1,0 +1,320 @@
+// A session into PostgreSQL (storage/README.md, "PostgreSQL"), in one transaction: the
+// sessions row first (its unique keys make a concurrent import of the same trace wait,
+// then fail), the session's own tables made beside the partitioned ones and filled by
+// COPY, then — under the publish lock — the shared rows and ATTACH PARTITION, and
+// COMMIT. Killed at any point before COMMIT, the server rolls it all back: no row, no
+// table remains.
+//
+// COPY fills one table at a time on a connection while events of every kind arrive
+// interleaved, so each kind's rows wait in a buffer that spills to an unnamed temporary
+// file past kSpill: memory stays bounded by the number of kinds, not events.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "../event_tables.hpp"
+#include "../session_sink.hpp"
+#include "pg_schema.hpp"
+#include "pg_store.hpp"
+
+namespace irqflow::storage {
+namespace {
+
+constexpr std::size_t kSpill = 256 * 1024;
+
+void put_int(std::string& out, std::int64_t v) {
+    char b[24];
+    const auto r = std::to_chars(b, b + sizeof b, v);
+    out.append(b, r.ptr);
+}
+
+// Values as one line of COPY's text format.
+class CopyValues final : public Values {
+public:
+    explicit CopyValues(std::string& out) : out_(out) {}
+    void start() { first_ = true; }
+
+private:
+    void sep() {
+        if (!first_) out_ += '\t';
+        first_ = false;
+    }
+    void put_int(std::int64_t v) override {
+        sep();
+        storage::put_int(out_, v);
+    }
+    void put_real(double v) override {
+        sep();
+        if (std::isnan(v)) out_ += "NaN";
+        else if (std::isinf(v)) out_ += v > 0 ? "Infinity" : "-Infinity";
+        else {
+            char b[32];
+            const auto r = std::to_chars(b, b + sizeof b, v);  // shortest text that reads back the same double
+            out_.append(b, r.ptr);
+        }
+    }
+    void put_text(std::string_view v) override {
+        sep();
+        out_ += copy_escape(v);
+    }
+    void put_null() override {
+        sep();
+        out_ += "\\N";
+    }
+    std::string& out_;
+    bool first_ = true;
+};
+
+// Values as text parameters (the few rows of the shared tables).
+class ParamValues final : public Values {
+public:
+    std::vector<std::optional<std::string>> values;
+
+private:
+    void put_int(std::int64_t v) override { values.emplace_back(std::to_string(v)); }
+    void put_real(double v) override {
+        char b[32];
+        const auto r = std::to_chars(b, b + sizeof b, v);
+        values.emplace_back(std::string(b, r.ptr));
+    }
+    void put_text(std::string_view v) override { values.emplace_back(std::string(v)); }
+    void put_null() override { values.emplace_back(std::nullopt); }
+};
+
+// One table's rows waiting for their COPY.
+struct Pending {
+    Pending() = default;
+    Pending(const Pending&) = delete;
+    Pending& operator=(const Pending&) = delete;
+    std::string buf;
+    std::FILE* spill = nullptr;
+    std::uint64_t rows = 0;
+    ~Pending() {
+        if (spill) std::fclose(spill);
+    }
+    void maybe_spill(const std::string& where) {
+        if (buf.size() < kSpill) return;
+        if (!spill && !(spill = std::tmpfile())) throw StorageError(where + ": cannot make a temporary file for COPY rows");
+        if (std::fwrite(buf.data(), 1, buf.size(), spill) != buf.size()) throw StorageError(where + ": cannot write COPY rows to a temporary file");
+        buf.clear();
+    }
+    // the filler of PgConnection::copy_in: the spilled rows, then the buffer
+    std::function<bool(std::string&)> reader() {
+        if (spill) std::rewind(spill);
+        return [this, from_file = spill != nullptr](std::string& out) mutable {
+            if (from_file) {
+                out.resize(1 << 20);
+                const std::size_t n = std::fread(out.data(), 1, out.size(), spill);
+                out.resize(n);
+                if (n > 0) return true;
+                from_file = false;
+            }
+            out.swap(buf);
+            return false;
+        };
+    }
+};
+
+class PgSessionSink final : public SessionSink, public EventRowSink, public TableSink {
+public:
+    PgSessionSink(PgStore& store, const std::string& name, const SessionMeta& meta, const std::string& sha256, NameClash clash)
+        : store_(store), c_(store.connection()) {
+        if (store.read_only()) throw StorageError(store.where() + ": opened read-only");
+        c_.exec("BEGIN");
+        open_ = true;
+        if (auto dup = store.session_with_source(sha256)) throw duplicate(sha256, *dup);
+        auto nullable = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
+        std::string unique = name;
+        for (int k = 2;; ++k) {
+            c_.exec("SAVEPOINT session_name");
+            try {
+                const auto r = c_.query(
+                    "INSERT INTO sessions (name, source, source_sha256, format, host_kernel, trace_clock, host_cpus, host_name, guest_kernel, qemu_cmdline) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                    {unique, meta.trace.source, sha256, meta.trace.format, meta.trace.kernel_release, meta.trace.clock, std::to_string(meta.trace.host_cpus),
+                     nullable(meta.host_name), nullable(meta.guest_kernel), nullable(meta.qemu_cmdline)});
+                c_.exec("RELEASE SAVEPOINT session_name");
+                id_ = std::stoll(r.rows.at(0).at(0).value());
+                break;
+            } catch (const PgError& e) {
+                // A unique key taken, by a session committed or by an import still running
+                // (which the INSERT waited for): the database decides, not a read before.
+                c_.exec("ROLLBACK TO SAVEPOINT session_name");
+                if (e.sqlstate != "23505") throw;
+                if (e.constraint.find("sha256") != std::string::npos) {
+                    if (auto dup = store.session_with_source(sha256)) throw duplicate(sha256, *dup);
+                    throw;
+                }
+                if (clash == NameClash::Refuse)
+                    throw StorageError(store.where() + ": a session is already named \"" + name + "\"; choose another name or remove it first");
+                unique = name + "-" + std::to_string(k);
+            }
+        }
+        name_ = unique;
+        std::string ddl;
+        for (const auto& t : pg_tables())
+            if (t.per_session) {
+                ddl += pg_session_table_ddl(t, id_) + ";\n";
+                per_session_.insert(t.name);
+                attach_ += pg_attach_ddl(t, id_) + ";\n";
+            }
+        c_.exec(ddl);
+        pending_ = std::make_unique<Pending[]>(static_cast<std::size_t>(EventKind::Count_));
+    }
+    ~PgSessionSink() override {
+        if (!open_) return;
+        try {
+            c_.exec("ROLLBACK");
+        } catch (const StorageError&) {  // the connection is gone: the server rolled it back
+        }
+    }
+
+    std::int64_t id() const override { return id_; }
+    const std::string& name() const override { return name_; }
+    EventRowSink& events() override { return *this; }
+    TableSink& tables() override { return *this; }
+
+    // EventRowSink
+    void insert(Row r) override {
+        if (r.e.kind == EventKind::Lost) {
+            std::string& b = gaps_.buf;
+            put_int(b, id_);
+            for (std::int64_t v : {r.e.ts.value(), static_cast<std::int64_t>(r.e.cpu.value()), r.e.f[slot::lost_count], static_cast<std::int64_t>(r.e.record)}) {
+                b += '\t';
+                put_int(b, v);
+            }
+            b += '\n';
+            ++gaps_.rows;
+            gaps_.maybe_spill(store_.where());
+            return;
+        }
+        Pending& p = pending_[static_cast<std::size_t>(r.e.kind)];
+        format(p.buf, r);
+        ++p.rows;
+        p.maybe_spill(store_.where());
+    }
+    void insert_early_exit(Row r) override {
+        early_[vm_vcpu_key(r.e.vm, r.e.vcpu)] = static_cast<std::int64_t>(r.e.record);
+        insert(std::move(r));
+    }
+    void set_host_time(VmId vm, VcpuId vcpu, std::int64_t host_ns) override {
+        if (auto it = early_.find(vm_vcpu_key(vm, vcpu)); it != early_.end()) {
+            fixes_.emplace_back(it->second, host_ns);
+            early_.erase(it);
+        }
+    }
+    void end_events() override {
+        for (EventKind k : stored_kinds()) {
+            Pending& p = pending_[static_cast<std::size_t>(k)];
+            if (p.rows) c_.copy_in(pg_session_table(std::string(event_table(k)), id_), insert_columns(k), p.reader());
+        }
+        if (gaps_.rows) c_.copy_in(pg_session_table("gaps", id_), {"session", "ts_ns", "cpu", "lost", "before_record"}, gaps_.reader());
+        pending_.reset();
+        // exits written before their host time was known (a vCPU long out of the guest)
+        if (!fixes_.empty()) {
+            std::string records = "{", hosts = "{";
+            for (std::size_t i = 0; i < fixes_.size(); ++i) {
+                records += (i ? "," : "") + std::to_string(fixes_[i].first);
+                hosts += (i ? "," : "") + std::to_string(fixes_[i].second);
+            }
+            c_.query("UPDATE " + pg_session_table("kvm_exit", id_) + " x SET host_ns = f.host FROM unnest($1::bigint[], $2::bigint[]) AS f(record, host) "
+                     "WHERE x.record = f.record",
+                     {records + "}", hosts + "}"});
+        }
+    }
+
+    // TableSink: the session's own tables by COPY now, the shared ones at commit
+    void rows(std::string_view table, const std::vector<std::string_view>& columns, std::size_t n, const std::function<void(Values&, std::size_t)>& fill,
+              OnConflict on_conflict) override {
+        std::vector<std::string> cols(columns.begin(), columns.end());
+        if (per_session_.count(std::string(table))) {
+            if (n == 0) return;
+            std::size_t next = 0;
+            c_.copy_in(pg_session_table(std::string(table), id_), cols, [&](std::string& out) {
+                CopyValues v(out);
+                for (; next < n && out.size() < (1 << 20); ++next) {
+                    v.start();
+                    fill(v, next);
+                    out += '\n';
+                }
+                return next < n;
+            });
+            return;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            ParamValues v;
+            fill(v, i);
+            std::string sql = "INSERT INTO " + std::string(table) + " (";
+            for (std::size_t c = 0; c < cols.size(); ++c) sql += (c ? ", " : "") + cols[c];
+            sql += ") VALUES (";
+            for (std::size_t c = 0; c < cols.size(); ++c) sql += (c ? ", $" : "$") + std::to_string(c + 1);
+            sql += on_conflict == OnConflict::Ignore ? ") ON CONFLICT DO NOTHING" : ")";
+            shared_.emplace_back(std::move(sql), std::move(v.values));
+        }
+    }
+
+    void commit(std::int64_t first_ts, std::int64_t last_ts, std::uint64_t records, std::string_view semantics) override {
+        c_.query("UPDATE sessions SET first_ts_ns = $1, last_ts_ns = $2, event_count = $3, semantics = $4 WHERE id = $5",
+                 {std::to_string(first_ts), std::to_string(last_ts), std::to_string(records), std::string(semantics), std::to_string(id_)});
+        // Shared rows and attaching take locks other imports take too: one at a time,
+        // for the few milliseconds this last step lasts.
+        c_.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ")");
+        for (const auto& [sql, values] : shared_) c_.query(sql, values);
+        c_.exec(attach_);
+        c_.exec("COMMIT");
+        open_ = false;
+    }
+
+private:
+    StorageError duplicate(const std::string& sha256, const SessionInfo& s) const {
+        return StorageError(store_.where() + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " + std::to_string(s.id) + " \"" +
+                            s.name + "\"");
+    }
+    // An event row, columns as insert_columns(kind) names them.
+    void format(std::string& b, const Row& r) const {
+        const Event& e = r.e;
+        put_int(b, id_);
+        for (std::int64_t v : {static_cast<std::int64_t>(e.record), e.ts.value(), static_cast<std::int64_t>(e.cpu.value()), static_cast<std::int64_t>(e.tid.value())}) {
+            b += '\t';
+            put_int(b, v);
+        }
+        auto opt = [&](std::optional<std::int64_t> v) {
+            b += '\t';
+            if (v) put_int(b, *v);
+            else b += "\\N";
+        };
+        opt(e.vm == kUnknownVm ? std::nullopt : std::optional<std::int64_t>{e.vm.value()});
+        opt(e.vcpu == kUnknownVcpu ? std::nullopt : std::optional<std::int64_t>{e.vcpu.value()});
+        const int nfields = static_cast<int>(kind_info(e.kind).nfields);
+        for (int f = 0; f < nfields; ++f) opt(e.get(f));
+        if (e.kind == EventKind::Exit) {
+            opt(r.guest_ns);
+            opt(r.host_ns);
+        }
+        if (e.kind == EventKind::Other) opt(static_cast<std::int64_t>(e.name_id));
+        b += '\n';
+    }
+
+    PgStore& store_;
+    PgConnection& c_;
+    bool open_ = false;
+    std::int64_t id_ = 0;
+    std::string name_;
+    std::unordered_set<std::string> per_session_;
+    std::string attach_;
+    std::unique_ptr<Pending[]> pending_;  // per kind
+    Pending gaps_;
+    std::unordered_map<std::uint64_t, std::int64_t> early_;  // vm_vcpu_key → record of its exit written early
+    std::vector<std::pair<std::int64_t, std::int64_t>> fixes_;  // (record, host_ns)
+    std::vector<std::pair<std::string, std::vector<std::optional<std::string>>>> shared_;
+};
+
+}  // namespace
+
+std::unique_ptr<SessionSink> PgStore::begin_session(const std::string& name, const SessionMeta& meta, const std::string& sha256, NameClash clash) {
+    return std::make_unique<PgSessionSink>(*this, name, meta, sha256, clash);
+}
+
+}  // namespace irqflow::storage

@@ -1,0 +1,47 @@
+// Sessions in a PostgreSQL server shared by a fleet (storage/README.md, "PostgreSQL"):
+// the tables and views of storage/SCHEMA.md, per-session tables attached as partitions,
+// imports by COPY in one transaction, `query` in a READ ONLY transaction.
+#pragma once
+#include <string>
+
+#include "irqflow/storage/store.hpp"
+#include "pg_connection.hpp"
+
+namespace irqflow::storage {
+
+class PgStore final : public Store {
+public:
+    // Creates the schema on a database that has none (ReadWrite); refuses a schema
+    // version other than this build's.
+    PgStore(const std::string& uri, Mode mode);
+    const std::string& where() const override { return c_.where(); }
+    std::vector<SessionInfo> sessions() override;
+    StoredSession load_session(const std::string& id_or_name, const std::function<void(const ImportProgress&)>& progress = {},
+                               const std::function<void(const Event&)>& each = {}) override;
+    bool remove_session(const std::string& id_or_name) override;
+    std::uint64_t query(const std::string& sql, const std::function<void(const std::vector<std::string>&)>& on_columns,
+                        const std::function<void(const QueryRow&, const QueryTypes&)>& on_row, const QueryLimits& limits = {}) override;
+    using Store::query;
+    // The schema's version; the server keeps its own data checksums and WAL.
+    void verify() override;
+    std::optional<SessionInfo> session_with_source(const std::string& sha256) override;
+    std::unique_ptr<SessionSink> begin_session(const std::string& name, const SessionMeta& meta, const std::string& sha256,
+                                               NameClash clash) override;
+
+    PgConnection& connection() { return c_; }
+    bool read_only() const { return readonly_; }
+
+private:
+    void create_or_check_schema();
+    std::optional<std::int64_t> find(const std::string& id_or_name);
+    PgConnection c_;
+    bool readonly_;
+};
+
+// Advisory locks (pg_advisory_xact_lock) that keep two irqflow connections from each
+// other: schema creation, and the short last step of an import or a removal, which
+// attaches or drops partitions of every table (one order for all: no deadlock).
+inline constexpr long long kPgSchemaLock = 0x697271666c6f77;  // "irqflow"
+inline constexpr long long kPgPublishLock = kPgSchemaLock + 1;
+
+}  // namespace irqflow::storage

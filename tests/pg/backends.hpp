@@ -1,0 +1,54 @@
+// The storage suite runs on both backends (storage/README.md, "Backends"): each test
+// takes a fresh, empty store of the backend GENERATE picks — an SQLite file in the
+// scratch directory, or a schema of its own on the PostgreSQL server ctest started
+// (.ci/pg-server; IRQFLOW_PG_SERVER names the directory holding its URI).
+#pragma once
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "helpers.hpp"
+#include "irqflow/storage/store.hpp"
+#include "pg/pg_connection.hpp"
+
+namespace irqflow::test {
+
+inline std::string pg_server_uri() {
+    const char* dir = std::getenv("IRQFLOW_PG_SERVER");
+    if (!dir) FAIL("IRQFLOW_PG_SERVER is not set: run these tests through ctest, which starts the server (.ci/pg-server)");
+    std::ifstream in(std::string(dir) + "/uri");
+    std::string uri;
+    if (!std::getline(in, uri)) FAIL(std::string(dir) + "/uri: no server URI (did .ci/pg-server start fail?)");
+    return uri;
+}
+
+// A URI of the test server whose connections see only schema `schema` (made empty).
+inline std::string pg_schema_uri(const std::string& schema) {
+    const std::string uri = pg_server_uri();
+    storage::PgConnection c(uri);
+    c.exec("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE; CREATE SCHEMA \"" + schema + "\"");
+    return uri + (uri.find('?') == std::string::npos ? "?" : "&") + "options=-csearch_path%3D" + schema;
+}
+
+// Where a fresh, empty store of `backend` ("sqlite" or "postgresql") named `name` is.
+inline std::string fresh_store_location(const std::string& backend, const std::string& name) {
+    if (backend == "postgresql") return pg_schema_uri(name);
+    const auto p = scratch(name + ".db");
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
+    return p.string();
+}
+
+inline std::unique_ptr<storage::Store> fresh_store(const std::string& backend, const std::string& name) {
+    return storage::open_store(fresh_store_location(backend, name), storage::Store::Mode::ReadWrite);
+}
+
+inline std::string one(storage::Store& d, const std::string& sql) {
+    auto r = d.query(sql);
+    REQUIRE(r.rows.size() == 1);
+    return r.rows[0][0].value_or("NULL");
+}
+
+}  // namespace irqflow::test
