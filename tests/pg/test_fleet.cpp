@@ -1,1 +1,287 @@
+// The fleet database as a team uses it, through the real CLI against the real server:
+// read-only queries, many importers at once, a killed import, a query during an import,
+// push, rm, metadata (storage/README.md, "PostgreSQL").
 #include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "backends.hpp"
+#include "helpers.hpp"
+#include "irqflow/storage/store.hpp"
+
+using namespace irqflow;
+using namespace irqflow::test;
+
+namespace {
+
+// `s` quoted for the shell
+std::string q(const std::string& s) {
+    std::string out = "'";
+    for (char ch : s) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+}
+
+storage::QueryResult rows(const std::string& uri, const std::string& sql) {
+    const auto s = storage::open_store(uri, storage::Store::Mode::ReadOnly);
+    return s->query(sql);
+}
+
+std::string cell(const std::string& uri, const std::string& sql) {
+    const auto r = rows(uri, sql);
+    REQUIRE(r.rows.size() == 1);
+    return r.rows[0][0].value_or("NULL");
+}
+
+RunResult import(const std::string& uri, const std::string& sample_name, const std::string& extra = "") {
+    return run(cli() + " import " + q(sample(sample_name)) + " --db " + q(uri) + " " + extra, true);
+}
+
+// The reader role of .ci/pg-server, given what README's fleet section grants it.
+std::string reader_uri(const std::string& uri, const std::string& schema) {
+    storage::PgConnection c(uri);
+    c.exec("GRANT USAGE ON SCHEMA \"" + schema + "\" TO irqflow_reader; GRANT SELECT ON ALL TABLES IN SCHEMA \"" + schema + "\" TO irqflow_reader");
+    std::string r = uri;
+    r.replace(r.find("user=irqflow"), 12, "user=irqflow_reader");
+    return r;
+}
+
+}  // namespace
+
+TEST_CASE("query on PostgreSQL cannot write: INSERT, DELETE, DDL, COPY TO PROGRAM, a second statement, a writing CTE", "[pg][fleet]") {
+    const std::string uri = pg_schema_uri("readonly");
+    REQUIRE(import(uri, "pveoi-on-midflight-v6.dat").status == 0);
+    const auto witness = scratch("copy-to-program-ran");
+    std::filesystem::remove(witness);
+    const std::string events = cell(uri, "SELECT count(*) FROM events");
+    CHECK(events == "30998");
+    const std::string reader = reader_uri(pg_server_uri(), "readonly") + "&options=-csearch_path%3Dreadonly";
+    for (const auto& who : {uri, reader}) {
+        INFO(who);
+        for (const std::string& sql : std::vector<std::string>{
+              "INSERT INTO sessions (name, source, source_sha256) VALUES ('x', 'x', 'x')", "DELETE FROM sessions", "UPDATE sessions SET name = 'x'",
+              "TRUNCATE kvm_exit", "DROP TABLE kvm_exit", "CREATE TABLE x (a int)", "ALTER TABLE sessions ADD COLUMN x int",
+              "COPY (SELECT 1) TO PROGRAM 'touch " + witness.string() + "'", "SELECT 1; DELETE FROM sessions",
+              "SELECT 1) AS q; DELETE FROM sessions; SELECT (1", "WITH d AS (DELETE FROM sessions RETURNING id) SELECT * FROM d",
+              "SELECT nextval(pg_get_serial_sequence('sessions', 'id'))", "SELECT pg_advisory_lock(1), lo_import('/etc/hostname')"}) {
+            INFO(sql);
+            const auto r = run(cli() + " query --db " + q(who) + " " + q(sql), true);
+            CHECK(r.status == 2);
+            CHECK(r.out.find("SQL error") != std::string::npos);
+            CHECK(r.out.find("postgresql:///irqflow?") != std::string::npos);  // names the server
+        }
+        // reading works, for both
+        const auto ok = run(cli() + " query --db " + q(who) + " 'SELECT name, event_count FROM sessions;' --csv", true);
+        CHECK(ok.status == 0);
+        CHECK(ok.out == "name,event_count\npveoi-on-midflight-v6.dat,30998\n");
+    }
+    CHECK_FALSE(std::filesystem::exists(witness));
+    CHECK(cell(uri, "SELECT count(*) FROM events") == events);
+    CHECK(cell(uri, "SELECT count(*) FROM sessions") == "1");
+    // the reader role cannot import either: the server refuses it, irqflow says so
+    const auto imp = import(reader, "xapic.dat");
+    CHECK(imp.status == 2);
+    CHECK(imp.out.find("permission denied") != std::string::npos);
+    // JSON types numbers as numbers, limits and timeouts hold
+    const auto j = run(cli() + " query --db " + q(uri) + " 'SELECT id, name, 0.5 AS half, NULL AS nothing FROM sessions' --json", true);
+    CHECK(j.out == "[{\"id\":1,\"name\":\"pveoi-on-midflight-v6.dat\",\"half\":0.5,\"nothing\":null}]\n");
+    CHECK(run(cli() + " query --db " + q(uri) + " 'SELECT record FROM events ORDER BY record' --limit 3", true).out == "record\n0\n1\n2\n");
+    const auto slow = run(cli() + " query --db " + q(uri) + " 'SELECT pg_sleep(5)' --timeout 0.2", true);
+    CHECK(slow.status == 2);
+    CHECK(slow.out.find("time limit of 0.2 s") != std::string::npos);
+}
+
+TEST_CASE("8 importers at once, of different traces and of the same trace: every trace stored once, none lost", "[pg][fleet][concurrency]") {
+    const std::vector<std::string> traces = {"pveoi-on-midflight-v6.dat", "xapic.dat", "pvipi-off.dat", "lossy.dat"};
+    const std::map<std::string, std::string> events = {
+        {"pveoi-on-midflight-v6.dat", "30998"}, {"xapic.dat", "150406"}, {"pvipi-off.dat", ""}, {"lossy.dat", ""}};
+    for (const bool same : {false, true}) {
+        const std::string schema = same ? "same8" : "mixed8";
+        const std::string uri = pg_schema_uri(schema);
+        const auto dir = scratch(schema);
+        std::filesystem::create_directories(dir);
+        std::string script;
+        for (int i = 0; i < 8; ++i) {
+            const std::string t = same ? traces[1] : traces[static_cast<std::size_t>(i % 4)];
+            script += "( " + cli() + " import " + q(sample(t)) + " --db " + q(uri) + " >" + (dir / std::to_string(i)).string() + " 2>&1; echo $? >" +
+                      (dir / (std::to_string(i) + ".rc")).string() + " ) & ";
+        }
+        REQUIRE(run("bash -c " + q(script + "wait")).status == 0);
+        int ok = 0, refused = 0;
+        for (int i = 0; i < 8; ++i) {
+            const std::string rc = read_file((dir / (std::to_string(i) + ".rc")).string());
+            const std::string out = read_file((dir / std::to_string(i)).string());
+            INFO(out);
+            if (rc == "0\n") ++ok;
+            else {
+                CHECK(out.find("is already session") != std::string::npos);
+                ++refused;
+            }
+        }
+        const std::size_t distinct = same ? 1 : traces.size();
+        CHECK(ok == static_cast<int>(distinct));
+        CHECK(refused == 8 - static_cast<int>(distinct));
+        CHECK(cell(uri, "SELECT count(*) FROM sessions") == std::to_string(distinct));
+        CHECK(cell(uri, "SELECT count(DISTINCT source_sha256) FROM sessions") == std::to_string(distinct));
+        // each stored whole: its events are as many as it says, and the views see it
+        CHECK(cell(uri, "SELECT count(*) FROM sessions s WHERE event_count = (SELECT count(*) FROM events e WHERE e.session = s.id)") ==
+              std::to_string(distinct));
+        CHECK(cell(uri, "SELECT count(*) FROM session_rates") == std::to_string(distinct));
+        CHECK(cell(uri, "SELECT event_count FROM sessions WHERE name = 'xapic.dat'") == "150406");
+    }
+}
+
+TEST_CASE("kill -9 during a PostgreSQL import leaves no session, no rows and no table of it", "[pg][fleet][crash]") {
+    const std::string uri = pg_schema_uri("killed");
+    const auto t0 = std::chrono::steady_clock::now();
+    REQUIRE(import(uri, "xapic.dat").status == 0);
+    const double full_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const auto tables = [&] { return std::stoll(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'killed'")); };
+    const auto whole = tables();  // the shared tables and session 1's partitions
+    REQUIRE(run(cli() + " rm --db " + q(uri) + " 1").status == 0);
+    const auto empty = tables();
+    CHECK(whole > empty);
+    int killed_mid_import = 0;
+    for (double fraction : {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99}) {
+        const pid_t pid = fork();
+        if (pid == 0) {
+            execl(IRQFLOW_CLI, IRQFLOW_CLI, "import", sample("xapic.dat").c_str(), "--db", uri.c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(full_ms * fraction)));
+        kill(pid, SIGKILL);
+        int st = 0;
+        waitpid(pid, &st, 0);
+        INFO("killed after " << fraction * full_ms << " ms");
+        const auto sessions = std::stoll(cell(uri, "SELECT count(*) FROM sessions"));
+        const auto n = std::stoll(cell(uri, "SELECT count(*) FROM events"));
+        if (sessions == 0) {
+            CHECK(n == 0);
+            CHECK(tables() == empty);
+            killed_mid_import += WIFSIGNALED(st);
+        } else {
+            CHECK(n == 150406);  // complete, or not there at all
+            CHECK(tables() == whole);
+            REQUIRE(run(cli() + " rm --db " + q(uri) + " xapic.dat").status == 0);
+        }
+    }
+    CHECK(killed_mid_import > 0);
+    // the server rolled the killed ones back: the trace imports again
+    CHECK(import(uri, "xapic.dat").status == 0);
+}
+
+TEST_CASE("a query during a PostgreSQL import answers and sees no part of the session", "[pg][fleet][concurrency]") {
+    const std::string uri = pg_schema_uri("during");
+    REQUIRE(import(uri, "pveoi-on-midflight-v6.dat").status == 0);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        execl(IRQFLOW_CLI, IRQFLOW_CLI, "import", sample("xapic.dat").c_str(), "--db", uri.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int during = 0, after = 0;
+    for (bool running = true; running;) {
+        int st = 0;
+        running = waitpid(pid, &st, WNOHANG) == 0;
+        // --timeout: a query blocked behind the import's locks would fail here
+        const auto r = run(cli() + " query --db " + q(uri) +
+                               " 'SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM events), (SELECT count(*) FROM session_rates)' --csv --timeout 20",
+                           true);
+        REQUIRE(r.status == 0);
+        INFO(r.out);
+        CHECK((r.out.find("\n1,30998,1\n") != std::string::npos || r.out.find("\n2,181404,2\n") != std::string::npos));
+        (running ? during : after) += 1;
+        if (!running) CHECK(WIFEXITED(st));
+        if (!running) CHECK(WEXITSTATUS(st) == 0);
+    }
+    CHECK(during > 0);
+    CHECK(cell(uri, "SELECT count(*) FROM sessions") == "2");
+}
+
+TEST_CASE("push copies sessions with their metadata once: pushing again skips each, and what arrives is what was stored", "[pg][fleet]") {
+    const auto file = fresh_store_location("sqlite", "push-from");
+    // a serial log whose banner names the guest's kernel
+    const auto serial = scratch("banner-serial.log");
+    write_file(serial, "[    0.000000] Linux version 6.1.0-irqflow-test (gcc 12.2.0) #1 SMP\n" + read_file(sample("pveoi-on-serial.log")));
+    REQUIRE(import(file, "pveoi-on.dat", "--serial " + q(serial.string()) + " --tag ci=nightly --tag tree=kvm-next --host host-a").status == 0);
+    REQUIRE(import(file, "xapic.dat", "--qemu-cmdline 'qemu-system-x86_64 -smp 2'").status == 0);
+    REQUIRE(import(file, "lost.dat").status == 0);
+    CHECK(import(file, "pit.dat", "--tag oops").status == 64);
+    CHECK(import(file, "pit.dat", "--tag a=1 --tag a=2").status == 64);
+    const std::string uri = pg_schema_uri("pushed");
+    // only the one named, then all: what is there is skipped
+    auto first = run(cli() + " push --db " + q(file) + " --to " + q(uri) + " xapic.dat", true);
+    CHECK(first.status == 0);
+    CHECK(first.out.find("1 pushed, 0 already there") != std::string::npos);
+    auto all = run(cli() + " push --db " + q(file) + " --to " + q(uri), true);
+    CHECK(all.status == 0);
+    CHECK(all.out.find("2 pushed, 1 already there") != std::string::npos);
+    auto again = run(cli() + " push --db " + q(file) + " --to " + q(uri), true);
+    CHECK(again.status == 0);
+    CHECK(again.out.find("0 pushed, 3 already there") != std::string::npos);
+    CHECK(run(cli() + " push --db " + q(file) + " --to " + q(uri) + " nope", true).status == 2);
+    // the same rows, session by session (ids differ: matched by name)
+    for (const std::string& sql : std::vector<std::string>{
+             "SELECT s.name, s.event_count, s.host_name, s.guest_kernel, s.qemu_cmdline, s.host_kernel, s.semantics, s.first_ts_ns, s.last_ts_ns FROM sessions s ORDER BY s.name",
+          "SELECT s.name, t.key, t.value FROM session_tags t JOIN sessions s ON s.id = t.session ORDER BY 1, 2",
+          "SELECT s.name, (SELECT count(*) FROM interrupts i WHERE i.session = s.id), (SELECT count(*) FROM findings f WHERE f.session = s.id), "
+          "(SELECT count(*) FROM serial_lines l WHERE l.session = s.id), (SELECT count(*) FROM gaps g WHERE g.session = s.id), "
+          "(SELECT count(*) FROM exits x WHERE x.session = s.id AND x.host_ns IS NOT NULL) FROM sessions s ORDER BY 1",
+          "SELECT s.name, x.exits, x.injections, x.eois, x.pv_eois FROM session_rates x JOIN sessions s ON s.id = x.session ORDER BY 1",
+          "SELECT s.name, st.key, CAST(round(st.value * 1000) AS bigint) FROM stats st JOIN sessions s ON s.id = st.session ORDER BY 1, 2"}) {
+        INFO(sql);
+        const auto a = rows(file, sql), b = rows(uri, sql);
+        REQUIRE(a.rows.size() == b.rows.size());
+        for (std::size_t i = 0; i < a.rows.size(); ++i) {
+            INFO("row " << i);
+            CHECK(a.rows[i] == b.rows[i]);
+        }
+    }
+    CHECK(cell(uri, "SELECT guest_kernel FROM sessions WHERE name = 'pveoi-on.dat'") == "6.1.0-irqflow-test");
+    CHECK(cell(uri, "SELECT host_name FROM sessions WHERE name = 'pveoi-on.dat'") == "host-a");
+    CHECK(cell(uri, "SELECT host_name FROM sessions WHERE name = 'lost.dat'") == "(none)");  // the trace's own uname
+}
+
+TEST_CASE("rm on PostgreSQL drops the session's partitions, and a per-session query reads one partition", "[pg][fleet]") {
+    const std::string uri = pg_schema_uri("partitions");
+    REQUIRE(import(uri, "pveoi-on-midflight-v6.dat").status == 0);
+    REQUIRE(import(uri, "xapic.dat").status == 0);
+    const auto partitions = [&](int session) {
+        return std::stoll(cell(uri, "SELECT count(*) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                    "WHERE n.nspname = 'partitions' AND c.relname LIKE '%\\_s" + std::to_string(session) + "'"));
+    };
+    CHECK(partitions(1) > 40);
+    CHECK(partitions(2) == partitions(1));
+    // the plan of a session's exits names its partition only
+    storage::PgConnection c(uri);
+    std::string plan;
+    for (const auto& r : c.query("EXPLAIN SELECT count(*) FROM kvm_exit WHERE session = 2").rows) plan += r[0].value_or("") + "\n";
+    INFO(plan);
+    CHECK(plan.find("kvm_exit_s2") != std::string::npos);
+    CHECK(plan.find("kvm_exit_s1") == std::string::npos);
+    REQUIRE(run(cli() + " rm --db " + q(uri) + " pveoi-on-midflight-v6.dat").status == 0);
+    CHECK(partitions(1) == 0);
+    CHECK(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'partitions' AND tablename LIKE '%\\_s1'") == "0");
+    CHECK(cell(uri, "SELECT count(*) FROM events WHERE session = 2") == "150406");
+    CHECK(run(cli() + " rm --db " + q(uri) + " pveoi-on-midflight-v6.dat", true).status == 2);
+    const auto listed = run(cli() + " sessions --db " + q(uri) + " --json", true);
+    CHECK(listed.out.find("\"name\":\"xapic.dat\"") != std::string::npos);
+    CHECK(listed.out.find("midflight") == std::string::npos);
+}
+
+TEST_CASE("a password in a --db URI never reaches the output", "[pg][fleet]") {
+    const std::string uri = pg_schema_uri("password");
+    // the test server trusts its socket: the password is not needed, and must not show
+    std::string with = uri;
+    with.replace(with.find("postgresql://"), 13, "postgresql://irqflow:s3cr3t@");
+    const auto r = import(with, "pveoi-on-midflight-v6.dat");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("s3cr3t") == std::string::npos);
+    CHECK(r.out.find("postgresql://irqflow:***@") != std::string::npos);
+    const auto bad = run(cli() + " query --db " + q(with) + " 'SELEC 1'", true);
+    CHECK(bad.status == 2);
+    CHECK(bad.out.find("s3cr3t") == std::string::npos);
+}
