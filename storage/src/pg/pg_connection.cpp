@@ -82,10 +82,10 @@ PgRows PgConnection::query(const std::string& sql, const std::vector<std::option
     return out;
 }
 
-void PgConnection::copy_in(const std::string& table, const std::vector<std::string>& columns, const std::function<bool(std::string&)>& fill) {
+void PgConnection::copy_in(const std::string& table, const std::vector<std::string>& columns, const std::function<bool(std::string&)>& fill, bool freeze) {
     std::string sql = "COPY " + table + " (";
     for (std::size_t i = 0; i < columns.size(); ++i) sql += (i ? ", " : "") + columns[i];
-    sql += ") FROM STDIN";
+    sql += freeze ? ") FROM STDIN (FREEZE)" : ") FROM STDIN";
     Result r(PQexec(c_, sql.c_str()));
     if (!r || PQresultStatus(r.get()) != PGRES_COPY_IN) fail("COPY " + table, r.get());
     std::string buf;

@@ -46,8 +46,11 @@ public:
     PgRows query(const std::string& sql, const std::vector<std::optional<std::string>>& params = {});
     // COPY table (columns) FROM STDIN in text format, streamed: `fill` appends the next
     // escaped lines ("a\tb\n"; copy_escape below) to its (emptied) buffer and returns
-    // false once it has none left. Anything thrown inside aborts the COPY.
-    void copy_in(const std::string& table, const std::vector<std::string>& columns, const std::function<bool(std::string&)>& fill);
+    // false once it has none left. Anything thrown inside aborts the COPY. `freeze`
+    // (a table made in this transaction): rows stored frozen and pages all-visible, so
+    // the first readers and VACUUM need not visit them again.
+    void copy_in(const std::string& table, const std::vector<std::string>& columns, const std::function<bool(std::string&)>& fill,
+                 bool freeze = false);
 
     // COPY (query) TO STDOUT, text format: `line` sees each row's line (no newline) as
     // it arrives, never the whole result at once.

@@ -5,16 +5,20 @@
 // COMMIT. Killed at any point before COMMIT, the server rolls it all back: no row, no
 // table remains.
 //
-// COPY fills one table at a time on a connection while events of every kind arrive
-// interleaved, so each kind's rows wait in a buffer that spills to an unnamed temporary
-// file past kSpill: memory stays bounded by the number of kinds, not events.
+// Events of every kind arrive interleaved and COPY fills one table at a time, so each
+// kind's rows collect in a chunk of their own; a full chunk goes to a thread that owns
+// the connection until the events end and COPYs it (one COPY statement per chunk), while
+// this thread formats the next ones: the server's work overlaps ours. Memory stays
+// bounded by kinds × kChunk plus the chunks in flight, not by events.
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "../event_tables.hpp"
+#include "irqflow/capture/batch_pipe.hpp"
 #include "../session_sink.hpp"
 #include "pg_schema.hpp"
 #include "pg_store.hpp"
@@ -22,7 +26,7 @@
 namespace irqflow::storage {
 namespace {
 
-constexpr std::size_t kSpill = 256 * 1024;
+constexpr std::size_t kChunk = 1 << 20;  // bytes of COPY text per statement
 
 void put_int(std::string& out, std::int64_t v) {
     char b[24];
@@ -83,38 +87,80 @@ private:
     void put_null() override { values.emplace_back(std::nullopt); }
 };
 
-// One table's rows waiting for their COPY.
-struct Pending {
-    Pending() = default;
-    Pending(const Pending&) = delete;
-    Pending& operator=(const Pending&) = delete;
-    std::string buf;
-    std::FILE* spill = nullptr;
-    std::uint64_t rows = 0;
-    ~Pending() {
-        if (spill) std::fclose(spill);
+// Event rows on their way to the server: chunks of COPY text, each for one table
+// (storage/src/event_tables.hpp names them; kinds past the last are `gaps`).
+class ChunkWriter {
+public:
+    struct Chunk {
+        std::size_t table = 0;  // index into tables_
+        std::string rows;
+    };
+    ChunkWriter(PgConnection& c, std::vector<std::pair<std::string, std::vector<std::string>>> tables)
+        : c_(c), tables_(std::move(tables)), open_(tables_.size()) {
+        batch_ = pipe_.take_empty();
+        thread_ = std::thread([this] { run(); });
     }
-    void maybe_spill(const std::string& where) {
-        if (buf.size() < kSpill) return;
-        if (!spill && !(spill = std::tmpfile())) throw StorageError(where + ": cannot make a temporary file for COPY rows");
-        if (std::fwrite(buf.data(), 1, buf.size(), spill) != buf.size()) throw StorageError(where + ": cannot write COPY rows to a temporary file");
-        buf.clear();
+    ~ChunkWriter() {
+        if (thread_.joinable()) {
+            pipe_.close();
+            thread_.join();
+        }
     }
-    // the filler of PgConnection::copy_in: the spilled rows, then the buffer
-    std::function<bool(std::string&)> reader() {
-        if (spill) std::rewind(spill);
-        return [this, from_file = spill != nullptr](std::string& out) mutable {
-            if (from_file) {
-                out.resize(1 << 20);
-                const std::size_t n = std::fread(out.data(), 1, out.size(), spill);
-                out.resize(n);
-                if (n > 0) return true;
-                from_file = false;
-            }
-            out.swap(buf);
-            return false;
-        };
+    // The chunk of table `t` to append rows to; sent once full.
+    std::string& rows(std::size_t t) { return open_[t]; }
+    void maybe_send(std::size_t t) {
+        if (open_[t].size() >= kChunk) send(t);
     }
+    // Sends what is left, waits for the COPYs to end: the connection is the caller's again.
+    void finish() {
+        for (std::size_t t = 0; t < open_.size(); ++t)
+            if (!open_[t].empty()) send(t);
+        pipe_.close();
+        thread_.join();
+        if (error_) std::rethrow_exception(error_);
+    }
+
+private:
+    using Pipe = BatchPipe<Chunk, 1, 4>;
+    void send(std::size_t t) {
+        batch_.push_back({t, std::move(open_[t])});
+        open_[t] = std::string();
+        open_[t].reserve(kChunk + 4096);
+        try {
+            pipe_.push(std::move(batch_));
+        } catch (const Pipe::Cancelled&) {  // the COPY thread stopped on an error: that error
+            thread_.join();
+            std::rethrow_exception(error_);
+        }
+        batch_ = pipe_.take_empty();
+    }
+    void run() {
+        try {
+            Pipe::Batch b;
+            while (pipe_.pop(b))
+                for (Chunk& chunk : b) {
+                    bool sent = false;
+                    c_.copy_in(
+                        tables_[chunk.table].first, tables_[chunk.table].second,
+                        [&](std::string& out) {
+                            if (!sent) out.swap(chunk.rows);
+                            sent = true;
+                            return false;
+                        },
+                        true);
+                }
+        } catch (...) {
+            error_ = std::current_exception();
+            pipe_.cancel();
+        }
+    }
+    PgConnection& c_;
+    std::vector<std::pair<std::string, std::vector<std::string>>> tables_;  // (session table, columns)
+    std::vector<std::string> open_;
+    Pipe pipe_;
+    Pipe::Batch batch_;
+    std::exception_ptr error_;
+    std::thread thread_;
 };
 
 class PgSessionSink final : public SessionSink, public EventRowSink, public TableSink {
@@ -161,9 +207,13 @@ public:
                 attach_ += pg_attach_ddl(t, id_) + ";\n";
             }
         c_.exec(ddl);
-        pending_ = std::make_unique<Pending[]>(static_cast<std::size_t>(EventKind::Count_));
+        std::vector<std::pair<std::string, std::vector<std::string>>> tables(static_cast<std::size_t>(EventKind::Count_) + 1);
+        for (EventKind k : stored_kinds()) tables[static_cast<std::size_t>(k)] = {pg_session_table(std::string(event_table(k)), id_), insert_columns(k)};
+        tables.back() = {pg_session_table("gaps", id_), {"session", "ts_ns", "cpu", "lost", "before_record"}};
+        chunks_ = std::make_unique<ChunkWriter>(c_, std::move(tables));  // from here on the connection is its thread's until end_events
     }
     ~PgSessionSink() override {
+        chunks_.reset();  // its thread stops using the connection first
         if (!open_) return;
         try {
             c_.exec("ROLLBACK");
@@ -178,22 +228,19 @@ public:
 
     // EventRowSink
     void insert(Row r) override {
+        const std::size_t t = r.e.kind == EventKind::Lost ? static_cast<std::size_t>(EventKind::Count_) : static_cast<std::size_t>(r.e.kind);
+        std::string& b = chunks_->rows(t);
         if (r.e.kind == EventKind::Lost) {
-            std::string& b = gaps_.buf;
             put_int(b, id_);
             for (std::int64_t v : {r.e.ts.value(), static_cast<std::int64_t>(r.e.cpu.value()), r.e.f[slot::lost_count], static_cast<std::int64_t>(r.e.record)}) {
                 b += '\t';
                 put_int(b, v);
             }
             b += '\n';
-            ++gaps_.rows;
-            gaps_.maybe_spill(store_.where());
-            return;
+        } else {
+            format(b, r);
         }
-        Pending& p = pending_[static_cast<std::size_t>(r.e.kind)];
-        format(p.buf, r);
-        ++p.rows;
-        p.maybe_spill(store_.where());
+        chunks_->maybe_send(t);
     }
     void insert_early_exit(Row r) override {
         early_[vm_vcpu_key(r.e.vm, r.e.vcpu)] = static_cast<std::int64_t>(r.e.record);
@@ -206,12 +253,8 @@ public:
         }
     }
     void end_events() override {
-        for (EventKind k : stored_kinds()) {
-            Pending& p = pending_[static_cast<std::size_t>(k)];
-            if (p.rows) c_.copy_in(pg_session_table(std::string(event_table(k)), id_), insert_columns(k), p.reader());
-        }
-        if (gaps_.rows) c_.copy_in(pg_session_table("gaps", id_), {"session", "ts_ns", "cpu", "lost", "before_record"}, gaps_.reader());
-        pending_.reset();
+        chunks_->finish();
+        chunks_.reset();
         // exits written before their host time was known (a vCPU long out of the guest)
         if (!fixes_.empty()) {
             std::string records = "{", hosts = "{";
@@ -304,8 +347,7 @@ private:
     std::string name_;
     std::unordered_set<std::string> per_session_;
     std::string attach_;
-    std::unique_ptr<Pending[]> pending_;  // per kind
-    Pending gaps_;
+    std::unique_ptr<ChunkWriter> chunks_;  // stopped before the destructor rolls back
     std::unordered_map<std::uint64_t, std::int64_t> early_;  // vm_vcpu_key → record of its exit written early
     std::vector<std::pair<std::int64_t, std::int64_t>> fixes_;  // (record, host_ns)
     std::vector<std::pair<std::string, std::vector<std::optional<std::string>>>> shared_;
