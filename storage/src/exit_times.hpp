@@ -33,7 +33,11 @@ public:
         }
         auto& v = vcpus_[vm_vcpu_key(e.vm, e.vcpu)];
         close(v);  // two exits without an entry between: the first has no host time
-        if (v.last_entry >= 0) r.guest_ns = e.ts.value() - v.last_entry;
+        if (v.last_entry >= 0) {
+            r.guest_ns = e.ts.value() - v.last_entry;
+            guest_ns_ += *r.guest_ns;
+        }
+        ++exits_;
         v.last_entry = -1;
         count(v, e);
         waiting_.push_back({std::move(r), false, vm_vcpu_key(e.vm, e.vcpu)});
@@ -69,6 +73,10 @@ public:
                 out[{static_cast<std::int32_t>(key >> 32), static_cast<std::int32_t>(key & 0xffffffff), exit_reason_key(rc.reason, rc.isa)}] += rc.n;
         return out;
     }
+    // Exits of known vCPUs and the guest time they ended (the exits view's rows and
+    // their guest_ns summed: session_totals).
+    std::int64_t exits() const { return exits_; }
+    std::int64_t guest_ns() const { return guest_ns_; }
     std::vector<std::pair<std::int64_t, std::int64_t>> reasons() const {  // (isa, code or -1)
         std::vector<std::pair<std::int64_t, std::int64_t>> out(unknown_reasons_.begin(), unknown_reasons_.end());
         for (const auto& [key, v] : vcpus_)
@@ -124,6 +132,7 @@ private:
         }
     }
     EventRowSink& rows_;
+    std::int64_t exits_ = 0, guest_ns_ = 0;
     std::deque<Waiting> waiting_;
     std::uint64_t base_ = 0;  // sequence number of waiting_.front()
     std::unordered_map<std::uint64_t, Vcpu> vcpus_;

@@ -48,6 +48,34 @@ DROP TABLE event_rows;
 
 }  // namespace
 
+// session_rates reads session_totals from version 7 on (version 6 scanned the exits and
+// interrupts of every session); the same rows and columns.
+std::string session_compare_views_ddl() {
+    return R"sql(CREATE VIEW session_rates AS
+  SELECT s.id AS session, s.name,
+    t.guest_ns / 1e9 AS guest_s, t.exits, t.injections, t.eois, t.pv_eois,
+    t.exits / nullif(t.guest_ns / 1e9, 0) AS exits_per_guest_s,
+    1.0 * t.exits / nullif(t.injections, 0) AS exits_per_interrupt,
+    1.0 * (t.eois - t.pv_eois) / nullif(t.injections, 0) AS eoi_exits_per_interrupt,
+    100.0 * t.pv_eois / nullif(t.eois, 0) AS pv_eoi_hit_rate,
+    t.injections / nullif(t.guest_ns / 1e9, 0) AS injections_per_guest_s
+  FROM sessions s JOIN session_totals t ON t.session = s.id
+  WHERE t.exits > 0 AND t.interrupts > 0;
+CREATE VIEW session_diffs AS
+  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
+    SELECT a.session AS a_session, b.session AS b_session, keys.key,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
+        ELSE a.injections_per_guest_s END AS a,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
+        ELSE b.injections_per_guest_s END AS b
+    FROM session_rates a JOIN session_rates b ON a.session != b.session
+    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
+                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
+)sql";
+}
+
 const std::vector<std::string>& migrations() {
     static const std::vector<std::string> m = {
         // 1: sessions and their events, vCPUs, gaps and serial lines
@@ -185,13 +213,26 @@ CREATE VIEW session_diffs AS
 )sql",
         // 7: where a session came from, so a fleet can group by it (storage/SCHEMA.md,
         // "sessions"): the host's name, the guest's kernel, QEMU's command line, and
-        // tags given at import (`--tag key=value`). NULL in sessions stored before.
+        // tags given at import (`--tag key=value`); NULL in sessions stored before.
+        // And session_totals: what session_rates adds up, counted once at import, so
+        // the views comparing sessions read a row per session instead of every exit of
+        // every session (a fleet's 100 M events: storage/README.md, "PostgreSQL").
         R"sql(
 ALTER TABLE sessions ADD COLUMN host_name TEXT;
 ALTER TABLE sessions ADD COLUMN guest_kernel TEXT;
 ALTER TABLE sessions ADD COLUMN qemu_cmdline TEXT;
 CREATE TABLE session_tags (session INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (session, key)) WITHOUT ROWID;
-)sql",
+CREATE TABLE session_totals (session INTEGER NOT NULL PRIMARY KEY, exits INTEGER NOT NULL, guest_ns INTEGER NOT NULL,
+  interrupts INTEGER NOT NULL, injections INTEGER NOT NULL, eois INTEGER NOT NULL, pv_eois INTEGER NOT NULL) WITHOUT ROWID;
+INSERT INTO session_totals
+  SELECT s.id, coalesce(x.exits, 0), coalesce(x.guest_ns, 0), coalesce(i.n, 0), coalesce(i.injections, 0), coalesce(i.eois, 0), coalesce(i.pv_eois, 0)
+  FROM sessions s
+  LEFT JOIN (SELECT session, count(*) AS exits, sum(guest_ns) AS guest_ns FROM exits GROUP BY session) x ON x.session = s.id
+  LEFT JOIN (SELECT session, count(*) AS n, sum(inject_ts_ns != 0) AS injections, sum(eoi_path IS NOT NULL) AS eois,
+               sum(eoi_path = 'pv-eoi') AS pv_eois FROM interrupts GROUP BY session) i ON i.session = s.id;
+DROP VIEW session_diffs;
+DROP VIEW session_rates;
+)sql" + session_compare_views_ddl(),
     };
     return m;
 }

@@ -175,6 +175,16 @@ void write_session_rows(TableSink& out, std::int64_t id, const Trace& t, const S
         v.add(id).add(std::string_view(meta.tags[i].first)).add(std::string_view(meta.tags[i].second));
     });
     write_replay(out, id, r);
+    // what session_rates adds up, from the rows just written
+    std::int64_t injections = 0, eois = 0, pv_eois = 0;
+    for (const auto& i : r.interrupts) {
+        injections += i.inject_ts != 0;
+        eois += i.eoi_path.has_value();
+        pv_eois += i.eoi_path && std::string_view(replay::to_string(*i.eoi_path)) == "pv-eoi";
+    }
+    out.rows("session_totals", {"session", "exits", "guest_ns", "interrupts", "injections", "eois", "pv_eois"}, 1, [&](Values& v, std::size_t) {
+        v.add(id).add(exits.exits()).add(exits.guest_ns()).add(static_cast<std::int64_t>(r.interrupts.size())).add(injections).add(eois).add(pv_eois);
+    });
 }
 
 }  // namespace irqflow::storage

@@ -123,6 +123,11 @@ TEST_CASE("every sample imports and SQL answers what capture and replay computed
         const auto pv_eoi_records = std::stoll(one(d, "SELECT count(*) FROM interrupts WHERE eoi_path = 'pv-eoi' AND session = " + s));
         CHECK(pv_eoi_records <= pv_eois);
         CHECK(pv_eoi_records >= pv_eois - gaps);
+        // session_totals (what session_rates adds up) against the rows it counts
+        CHECK(one(d, "SELECT exits || ' ' || guest_ns || ' ' || interrupts || ' ' || injections || ' ' || eois || ' ' || pv_eois FROM session_totals WHERE session = " + s) ==
+              one(d, "SELECT count(*) || ' ' || coalesce(sum(guest_ns), 0) FROM exits WHERE session = " + s) + " " +
+                  one(d, "SELECT count(*) || ' ' || count(CASE WHEN inject_ts_ns != 0 THEN 1 END) || ' ' || count(eoi_path) || ' ' || "
+                         "count(CASE WHEN eoi_path = 'pv-eoi' THEN 1 END) FROM interrupts WHERE session = " + s));
         std::size_t vcpus = 0;
         for (const auto& vm : t.vms) vcpus += vm.vcpus.size();
         CHECK(one(d, "SELECT count(*) FROM vcpus WHERE session = " + s) == std::to_string(vcpus));

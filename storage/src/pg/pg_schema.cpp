@@ -31,7 +31,9 @@ std::string pg_default(const std::string& sqlite_default) {
 
 }  // namespace
 
-std::vector<PgTable> pg_tables() {
+namespace {
+
+std::vector<PgTable> derive_tables() {
     // the schema as this build creates it: an in-memory database migrated to the end
     Database reference(":memory:", Database::Mode::ReadWrite);
     sqlite3* db = reference.handle();
@@ -71,6 +73,13 @@ std::vector<PgTable> pg_tables() {
         out.push_back(std::move(t));
     }
     return out;
+}
+
+}  // namespace
+
+const std::vector<PgTable>& pg_tables() {
+    static const std::vector<PgTable> tables = derive_tables();
+    return tables;
 }
 
 std::string pg_session_table(const std::string& table, long long session) { return quoted(table + "_s" + std::to_string(session)); }

@@ -15,8 +15,9 @@ struct PgTable {
     bool per_session = false;  // partitioned by session
 };
 
-// Every table of a fresh SQLite database at kSchemaVersion, as PostgreSQL DDL.
-std::vector<PgTable> pg_tables();
+// Every table of a fresh SQLite database at kSchemaVersion, as PostgreSQL DDL (worked
+// out once per process).
+const std::vector<PgTable>& pg_tables();
 
 // A session's rows of `t` go to a table of their own ("<table>_s<id>", quoted), made
 // outside the partitioned table, filled, and attached as its partition at commit

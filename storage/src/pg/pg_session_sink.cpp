@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "../event_tables.hpp"
 #include "irqflow/capture/batch_pipe.hpp"
@@ -95,8 +94,13 @@ public:
         std::size_t table = 0;  // index into tables_
         std::string rows;
     };
-    ChunkWriter(PgConnection& c, std::vector<std::pair<std::string, std::vector<std::string>>> tables)
-        : c_(c), tables_(std::move(tables)), open_(tables_.size()) {
+    struct Table {
+        std::string name;  // the session's own, quoted
+        std::vector<std::string> columns;
+        std::string create;  // its DDL, run before its first COPY
+        bool created = false;
+    };
+    ChunkWriter(PgConnection& c, std::vector<Table> tables) : c_(c), tables_(std::move(tables)), open_(tables_.size()) {
         batch_ = pipe_.take_empty();
         thread_ = std::thread([this] { run(); });
     }
@@ -111,6 +115,8 @@ public:
     void maybe_send(std::size_t t) {
         if (open_[t].size() >= kChunk) send(t);
     }
+    // Whether table `t` got rows (and so exists); after finish().
+    bool created(std::size_t t) const { return tables_[t].created; }
     // Sends what is left, waits for the COPYs to end: the connection is the caller's again.
     void finish() {
         for (std::size_t t = 0; t < open_.size(); ++t)
@@ -139,9 +145,12 @@ private:
             Pipe::Batch b;
             while (pipe_.pop(b))
                 for (Chunk& chunk : b) {
+                    Table& t = tables_[chunk.table];
+                    if (!t.created) c_.exec(t.create);  // a session's tables are only those with rows
+                    t.created = true;
                     bool sent = false;
                     c_.copy_in(
-                        tables_[chunk.table].first, tables_[chunk.table].second,
+                        t.name, t.columns,
                         [&](std::string& out) {
                             if (!sent) out.swap(chunk.rows);
                             sent = true;
@@ -155,7 +164,7 @@ private:
         }
     }
     PgConnection& c_;
-    std::vector<std::pair<std::string, std::vector<std::string>>> tables_;  // (session table, columns)
+    std::vector<Table> tables_;
     std::vector<std::string> open_;
     Pipe pipe_;
     Pipe::Batch batch_;
@@ -199,17 +208,9 @@ public:
             }
         }
         name_ = unique;
-        std::string ddl;
-        for (const auto& t : pg_tables())
-            if (t.per_session) {
-                ddl += pg_session_table_ddl(t, id_) + ";\n";
-                per_session_.insert(t.name);
-                attach_ += pg_attach_ddl(t, id_) + ";\n";
-            }
-        c_.exec(ddl);
-        std::vector<std::pair<std::string, std::vector<std::string>>> tables(static_cast<std::size_t>(EventKind::Count_) + 1);
-        for (EventKind k : stored_kinds()) tables[static_cast<std::size_t>(k)] = {pg_session_table(std::string(event_table(k)), id_), insert_columns(k)};
-        tables.back() = {pg_session_table("gaps", id_), {"session", "ts_ns", "cpu", "lost", "before_record"}};
+        std::vector<ChunkWriter::Table> tables(static_cast<std::size_t>(EventKind::Count_) + 1);
+        for (EventKind k : stored_kinds()) tables[static_cast<std::size_t>(k)] = event_table_of(std::string(event_table(k)), insert_columns(k));
+        tables.back() = event_table_of("gaps", {"session", "ts_ns", "cpu", "lost", "before_record"});
         chunks_ = std::make_unique<ChunkWriter>(c_, std::move(tables));  // from here on the connection is its thread's until end_events
     }
     ~PgSessionSink() override {
@@ -254,6 +255,9 @@ public:
     }
     void end_events() override {
         chunks_->finish();
+        for (EventKind k : stored_kinds())
+            if (chunks_->created(static_cast<std::size_t>(k))) attach_ += pg_attach_ddl(table_named(std::string(event_table(k))), id_) + ";\n";
+        if (chunks_->created(static_cast<std::size_t>(EventKind::Count_))) attach_ += pg_attach_ddl(table_named("gaps"), id_) + ";\n";
         chunks_.reset();
         // exits written before their host time was known (a vCPU long out of the guest)
         if (!fixes_.empty()) {
@@ -272,8 +276,11 @@ public:
     void rows(std::string_view table, const std::vector<std::string_view>& columns, std::size_t n, const std::function<void(Values&, std::size_t)>& fill,
               OnConflict on_conflict) override {
         std::vector<std::string> cols(columns.begin(), columns.end());
-        if (per_session_.count(std::string(table))) {
-            if (n == 0) return;
+        const PgTable& t = table_named(std::string(table));
+        if (t.per_session) {
+            if (n == 0) return;  // a session's tables are only those with rows
+            c_.exec(pg_session_table_ddl(t, id_));
+            attach_ += pg_attach_ddl(t, id_) + ";\n";
             std::size_t next = 0;
             c_.copy_in(pg_session_table(std::string(table), id_), cols, [&](std::string& out) {
                 CopyValues v(out);
@@ -283,7 +290,7 @@ public:
                     out += '\n';
                 }
                 return next < n;
-            });
+            }, true);
             return;
         }
         for (std::size_t i = 0; i < n; ++i) {
@@ -305,12 +312,20 @@ public:
         // for the few milliseconds this last step lasts.
         c_.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ")");
         for (const auto& [sql, values] : shared_) c_.query(sql, values);
-        c_.exec(attach_);
+        if (!attach_.empty()) c_.exec(attach_);
         c_.exec("COMMIT");
         open_ = false;
     }
 
 private:
+    static const PgTable& table_named(const std::string& name) {
+        for (const auto& t : pg_tables())
+            if (t.name == name) return t;
+        throw StorageError("PostgreSQL schema: no table " + name);
+    }
+    ChunkWriter::Table event_table_of(const std::string& name, std::vector<std::string> columns) const {
+        return {pg_session_table(name, id_), std::move(columns), pg_session_table_ddl(table_named(name), id_), false};
+    }
     StorageError duplicate(const std::string& sha256, const SessionInfo& s) const {
         return StorageError(store_.where() + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " + std::to_string(s.id) + " \"" +
                             s.name + "\"");
@@ -345,7 +360,6 @@ private:
     bool open_ = false;
     std::int64_t id_ = 0;
     std::string name_;
-    std::unordered_set<std::string> per_session_;
     std::string attach_;
     std::unique_ptr<ChunkWriter> chunks_;  // stopped before the destructor rolls back
     std::unordered_map<std::uint64_t, std::int64_t> early_;  // vm_vcpu_key → record of its exit written early

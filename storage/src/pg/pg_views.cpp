@@ -15,6 +15,13 @@ std::string replaced(std::string sql, const std::string& from, const std::string
     return sql.replace(at, from.size(), to);
 }
 
+// Every `from` in `sql` replaced by `to`; there must be one at least.
+std::string replaced_all(std::string sql, const std::string& from, const std::string& to) {
+    if (sql.find(from) == std::string::npos) throw StorageError("PostgreSQL views: '" + from + "' is no longer in the SQLite view text");
+    for (auto at = sql.find(from); at != std::string::npos; at = sql.find(from, at + to.size())) sql.replace(at, from.size(), to);
+    return sql;
+}
+
 }  // namespace
 
 std::string pg_views_ddl() {
@@ -45,12 +52,14 @@ CREATE VIEW findings_with_evidence AS
        WHERE c.session = f.session AND c.finding = f.id) AS evidence
   FROM findings f;
 )sql";
-    // session_rates and session_diffs: version 6's text, three comparisons counted as
-    // ::int and the derived table named, as PostgreSQL requires
-    std::string v6 = migrations().at(5);
-    for (const char* cmp : {"inject_ts_ns != 0", "eoi_path IS NOT NULL", "eoi_path = 'pv-eoi'"})
-        v6 = replaced(v6, std::string("sum(") + cmp + ")", std::string("sum((") + cmp + ")::int)");
-    return sql + replaced(v6, "UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);",
+    // session_rates and session_diffs: SQLite's text with PostgreSQL's arithmetic in
+    // double precision (its 1e9 and 1.0 are numeric) and the derived table named
+    std::string cmp = session_compare_views_ddl();
+    for (const char* literal : {"1e9", "1.0 *", "100.0 *"}) {
+        const std::string from = literal, to = from.substr(0, from.find(' ')) + "::float8" + from.substr(std::min(from.size(), from.find(' ')));
+        cmp = replaced_all(cmp, from, to);
+    }
+    return sql + replaced(cmp, "UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);",
                           "UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys) d;");
 }
 
