@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 #include "backends.hpp"
@@ -287,4 +288,28 @@ TEST_CASE("a password in a --db URI never reaches the output", "[pg][fleet]") {
     const auto bad = run(cli() + " query --db " + q(with) + " 'SELEC 1'", true);
     CHECK(bad.status == 2);
     CHECK(bad.out.find("s3cr3t") == std::string::npos);
+}
+
+TEST_CASE("the README's cross-host queries run on the fleet database", "[pg][fleet]") {
+    const std::string uri = pg_schema_uri("readme");
+    REQUIRE(import(uri, "pveoi-on.dat", "--host host-a --tag ci=nightly").status == 0);
+    REQUIRE(import(uri, "pveoi-off.dat", "--host host-a").status == 0);
+    REQUIRE(import(uri, "xapic.dat", "--host host-b").status == 0);
+    // the SQL block of README's fleet section, a statement per line
+    const std::string readme = read_file(std::string(IRQFLOW_SOURCE) + "/README.md");
+    const auto section = readme.find("### A fleet database (PostgreSQL)");
+    REQUIRE(section != std::string::npos);
+    const auto from = readme.find("```sql\n", section), to = readme.find("```", from + 7);
+    REQUIRE(from != std::string::npos);
+    std::istringstream block(readme.substr(from + 7, to - from - 7));
+    int queries = 0;
+    for (std::string line; std::getline(block, line);) {
+        if (line.rfind("--", 0) == 0 || line.empty()) continue;
+        INFO(line);
+        const auto r = run(cli() + " query --db " + q(uri) + " " + q(line), true);
+        CHECK(r.status == 0);
+        ++queries;
+        if (queries == 1) CHECK(r.out.find("\t3\t") != std::string::npos);  // 3 sessions of one host kernel
+    }
+    CHECK(queries == 3);
 }
