@@ -313,3 +313,21 @@ TEST_CASE("the README's cross-host queries run on the fleet database", "[pg][fle
     }
     CHECK(queries == 3);
 }
+
+TEST_CASE("irqflow-gui draws a session from the server as from the file", "[pg][fleet][gui]") {
+    const std::string uri = pg_schema_uri("gui");
+    const auto file = fresh_store_location("sqlite", "gui-file");
+    for (const auto& db : {uri, file}) REQUIRE(import(db, "pveoi-on-midflight-v6.dat").status == 0);
+    const auto from_server = scratch("gui-server.png"), from_file = scratch("gui-file.png");
+    auto a = run_gui("--screenshot " + q(from_server.string()) + " --range 16.0:16.4 " + q(uri) + " pveoi-on-midflight-v6.dat", "", 120);
+    auto b = run_gui("--screenshot " + q(from_file.string()) + " --range 16.0:16.4 " + q(file) + " 1", "", 120);
+    INFO(a.out << b.out);
+    REQUIRE(a.status == 0);
+    REQUIRE(b.status == 0);
+    CHECK(read_file(from_server.string()).size() > 1000);
+    CHECK(read_file(from_server.string()) == read_file(from_file.string()));
+    // a session the server does not have is an error naming the server, without a window
+    const auto none = run_gui("--screenshot /dev/null " + q(uri) + " nope", "", 120);
+    CHECK(none.status == 2);
+    CHECK(none.out.find("no session \"nope\"") != std::string::npos);
+}

@@ -65,7 +65,7 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
     progress.stage = 0;
     if (is_database(src.path)) {
         if (!src.serial.empty())
-            throw storage::StorageError(src.path + ": a stored session carries its own serial lines; --serial is for trace files");
+            throw storage::StorageError(storage::redacted_uri(src.path) + ": a stored session carries its own serial lines; --serial is for trace files");
         read_stored(src, *s, progress);
     } else {
         if (!src.db_session.empty())

@@ -113,7 +113,9 @@ public:
     // The chunk of table `t` to append rows to; sent once full.
     std::string& rows(std::size_t t) { return open_[t]; }
     void maybe_send(std::size_t t) {
-        if (open_[t].size() >= kChunk) send(t);
+        if (open_[t].size() < kChunk) return;
+        send(t);
+        open_[t].reserve(kChunk + 4096);  // a table that filled one chunk will likely fill more
     }
     // Whether table `t` got rows (and so exists); after finish().
     bool created(std::size_t t) const { return tables_[t].created; }
@@ -131,7 +133,6 @@ private:
     void send(std::size_t t) {
         batch_.push_back({t, std::move(open_[t])});
         open_[t] = std::string();
-        open_[t].reserve(kChunk + 4096);
         try {
             pipe_.push(std::move(batch_));
         } catch (const Pipe::Cancelled&) {  // the COPY thread stopped on an error: that error
