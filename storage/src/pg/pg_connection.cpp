@@ -186,6 +186,7 @@ void PgConnection::stream(const std::string& sql, const std::vector<std::optiona
 }
 
 int PgConnection::server_version() const { return PQserverVersion(c_); }
+bool PgConnection::in_transaction() const { return PQtransactionStatus(c_) != PQTRANS_IDLE; }
 
 std::string copy_escape(std::string_view v) {
     std::string o;

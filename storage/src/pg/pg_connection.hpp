@@ -63,6 +63,7 @@ public:
                 const std::function<bool(const std::vector<std::optional<std::string_view>>&)>& on_row);
 
     int server_version() const;  // e.g. 150018
+    bool in_transaction() const;
     const std::string& where() const { return where_; }
 
 private:

@@ -35,6 +35,22 @@ PgStore::PgStore(const std::string& uri, Mode mode) : c_(uri), readonly_(mode ==
     create_or_check_schema();
 }
 
+template <class F>
+auto PgStore::consistent(F read) {
+    if (c_.in_transaction()) return read();
+    c_.exec("BEGIN READ ONLY; SELECT pg_advisory_xact_lock_shared(" + std::to_string(kPgPublishLock) + ")");
+    struct End {
+        PgConnection& c;
+        ~End() {
+            try {
+                c.exec("COMMIT");
+            } catch (const StorageError&) {
+            }
+        }
+    } end{c_};
+    return read();
+}
+
 void PgStore::create_or_check_schema() {
     auto version = [&]() -> std::optional<int> {
         if (!c_.query("SELECT to_regclass('irqflow_schema')").rows[0][0]) return std::nullopt;
@@ -78,10 +94,12 @@ void PgStore::verify() {
 
 std::vector<SessionInfo> PgStore::sessions() {
     std::vector<SessionInfo> out;
-    const auto rows = c_.query(
-        "SELECT id, name, source, source_sha256, format, host_kernel, coalesce(semantics, ''), imported_at, event_count, "
-        "first_ts_ns, last_ts_ns, (SELECT count(*) FROM findings f WHERE f.session = sessions.id), coalesce(host_name, ''), "
-        "coalesce(guest_kernel, '') FROM sessions ORDER BY id");
+    const auto rows = consistent([&] {
+        return c_.query(
+            "SELECT id, name, source, source_sha256, format, host_kernel, coalesce(semantics, ''), imported_at, event_count, "
+            "first_ts_ns, last_ts_ns, (SELECT count(*) FROM findings f WHERE f.session = sessions.id), coalesce(host_name, ''), "
+            "coalesce(guest_kernel, '') FROM sessions ORDER BY id");
+    });
     for (const auto& r : rows.rows) {
         SessionInfo i;
         auto text = [&](int c) { return r[static_cast<std::size_t>(c)].value_or(""); };
@@ -145,8 +163,9 @@ StoredSession PgStore::load_session(const std::string& id_or_name, const std::fu
     const auto id = find(id_or_name);
     if (!id) throw StorageError(where() + ": no session \"" + id_or_name + "\" (irqflow sessions --db URI lists them)");
     const std::string sid = std::to_string(*id);
-    // one snapshot for every read below: a removal meanwhile cannot tear the session
-    c_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    // one snapshot for every read below: a removal meanwhile cannot tear the session;
+    // the publish lock (pg_store.hpp) keeps a commit out of the reads' planning
+    c_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT pg_advisory_xact_lock_shared(" + std::to_string(kPgPublishLock) + ")");
     struct End {
         PgConnection& c;
         ~End() {
@@ -240,7 +259,7 @@ std::uint64_t PgStore::query(const std::string& sql, const std::function<void(co
     while (!body.empty() && (std::isspace(static_cast<unsigned char>(body.back())) || body.back() == ';')) body.pop_back();
     std::string wrapped = "SELECT * FROM (\n" + body + "\n) AS query";
     if (limits.max_rows) wrapped += " LIMIT " + std::to_string(limits.max_rows);
-    c_.exec("BEGIN READ ONLY");
+    c_.exec("BEGIN READ ONLY; SELECT pg_advisory_xact_lock_shared(" + std::to_string(kPgPublishLock) + ")");  // pg_store.hpp
     struct End {
         PgConnection& c;
         ~End() {

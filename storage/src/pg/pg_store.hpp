@@ -33,14 +33,22 @@ public:
 
 private:
     void create_or_check_schema();
+    // Runs `read` in a READ ONLY transaction that holds the publish lock shared, unless
+    // the connection is in a transaction already (an import's own reads).
+    template <class F>
+    auto consistent(F read);
     std::optional<std::int64_t> find(const std::string& id_or_name);
     PgConnection c_;
     bool readonly_;
 };
 
-// Advisory locks (pg_advisory_xact_lock) that keep two irqflow connections from each
-// other: schema creation, and the short last step of an import or a removal, which
-// attaches or drops partitions of every table (one order for all: no deadlock).
+// Advisory locks (pg_advisory_xact_lock) that keep irqflow connections from each other:
+// schema creation; and the short last step of an import or a removal, which attaches or
+// drops partitions (taken exclusively, one at a time), against irqflow's readers (taken
+// shared before their statement is planned). PostgreSQL gives a query the partitions
+// attached when it opens each table, not when its snapshot was taken: a query planned
+// while an import commits could see some of the new session's tables and not others.
+// With the lock it plans wholly before that commit or wholly after.
 inline constexpr long long kPgSchemaLock = 0x697271666c6f77;  // "irqflow"
 inline constexpr long long kPgPublishLock = kPgSchemaLock + 1;
 
