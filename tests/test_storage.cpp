@@ -12,6 +12,7 @@
 
 #include "edit_events.hpp"
 #include "helpers.hpp"
+#include "storage_helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/database.hpp"
@@ -21,35 +22,6 @@
 using namespace irqflow;
 using namespace irqflow::test;
 using storage::Database;
-
-namespace {
-
-std::string one(Database& d, const std::string& sql) {
-    auto r = d.query(sql);
-    REQUIRE(r.rows.size() == 1);
-    return r.rows[0][0].value_or("NULL");
-}
-
-std::int64_t import_sample(Database& d, const std::string& name, bool serial = false) {
-    Trace t = load_trace(sample(name));
-    std::optional<SerialLog> log;
-    if (serial) {
-        log = read_serial_log(sample(name.substr(0, name.size() - 4) + "-serial.log"));
-        align_serial(t, *log);
-    }
-    replay::ReplayOptions o;
-    o.collect_details = true;
-    const auto r = replay::replay(t, o);
-    return d.import_session(name, t, storage::sha256(read_file(sample(name))), r, log ? &*log : nullptr);
-}
-
-std::filesystem::path fresh_db(const std::string& name) {
-    auto p = scratch(name);
-    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
-    return p;
-}
-
-}  // namespace
 
 TEST_CASE("queries are read-only, one statement, and bad SQL says where", "[storage][cli]") {
     auto path = fresh_db("ro.db");

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "helpers.hpp"
+#include "storage_helpers.hpp"
 #include "irqflow/storage/store.hpp"
 #include "pg/pg_connection.hpp"
 
@@ -35,20 +36,11 @@ inline std::string pg_schema_uri(const std::string& schema) {
 
 // Where a fresh, empty store of `backend` ("sqlite" or "postgresql") named `name` is.
 inline std::string fresh_store_location(const std::string& backend, const std::string& name) {
-    if (backend == "postgresql") return pg_schema_uri(name);
-    const auto p = scratch(name + ".db");
-    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(p.string() + ext);
-    return p.string();
+    return backend == "postgresql" ? pg_schema_uri(name) : fresh_db(name + ".db").string();
 }
 
 inline std::unique_ptr<storage::Store> fresh_store(const std::string& backend, const std::string& name) {
     return storage::open_store(fresh_store_location(backend, name), storage::Store::Mode::ReadWrite);
-}
-
-inline std::string one(storage::Store& d, const std::string& sql) {
-    auto r = d.query(sql);
-    REQUIRE(r.rows.size() == 1);
-    return r.rows[0][0].value_or("NULL");
 }
 
 }  // namespace irqflow::test

@@ -8,6 +8,7 @@
 #include "backends.hpp"
 #include "edit_events.hpp"
 #include "helpers.hpp"
+#include "storage_helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/sha256.hpp"
@@ -18,19 +19,6 @@ using namespace irqflow;
 using namespace irqflow::test;
 
 namespace {
-
-std::int64_t import_sample(storage::Store& d, const std::string& name, bool serial = false) {
-    Trace t = load_trace(sample(name));
-    std::optional<SerialLog> log;
-    if (serial) {
-        log = read_serial_log(sample(name.substr(0, name.size() - 4) + "-serial.log"));
-        align_serial(t, *log);
-    }
-    replay::ReplayOptions o;
-    o.collect_details = true;
-    const auto r = replay::replay(t, o);
-    return d.import_session(name, t, storage::sha256(read_file(sample(name))), r, log ? &*log : nullptr);
-}
 
 // The exits view against the trace: every exit of a known vCPU, its guest time since the
 // vCPU's entry before it and its host time until the entry after (none across another
