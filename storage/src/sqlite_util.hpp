@@ -3,7 +3,6 @@
 #include <sqlite3.h>
 
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,17 +78,6 @@ private:
     sqlite3_stmt* s_ = nullptr;
 };
 
-// Binds one row's values of a multi-row INSERT: column c (from 1) of the row at `base`.
-struct RowBinder {
-    Stmt& s;
-    int base;
-    template <class V>
-    RowBinder& bind(int c, V v) {
-        s.bind(base + c, v);
-        return *this;
-    }
-};
-
 // "INSERT INTO table (columns) VALUES (?,…),(?,…)…" for `rows` rows; a non-empty
 // `first_value` is written as the first column's value in every row instead of a
 // parameter (the same in every row: one bind a row fewer).
@@ -105,32 +93,6 @@ std::string multi_row_insert(std::string_view table, const Columns& columns, std
         q += ")";
     }
     return q;
-}
-
-// Inserts rows 0..n-1 into `table`, kRows per statement (one statement step and reset
-// per kRows rows, as the event rows are written: storage/README.md, "Import").
-// bind(RowBinder&, i) binds row i's values, one per column, in order.
-template <class Bind>
-void insert_rows(sqlite3* db, std::string_view table, std::initializer_list<std::string_view> columns, std::size_t n, Bind bind) {
-    constexpr std::size_t kRows = 32;
-    const int cols = static_cast<int>(columns.size());
-    auto sql = [&](std::size_t rows) { return multi_row_insert(table, columns, rows); };
-    auto run = [&](Stmt& st, std::size_t from, std::size_t rows) {
-        for (std::size_t r = 0; r < rows; ++r) {
-            RowBinder b{st, static_cast<int>(r) * cols};
-            bind(b, from + r);
-        }
-        st.run();
-    };
-    std::size_t i = 0;
-    if (n >= kRows) {
-        Stmt full(db, sql(kRows));
-        for (; i + kRows <= n; i += kRows) run(full, i, kRows);
-    }
-    if (i < n) {
-        Stmt rest(db, sql(n - i));
-        run(rest, i, n - i);
-    }
 }
 
 }  // namespace irqflow::storage
