@@ -185,6 +185,19 @@ void PgConnection::stream(const std::string& sql, const std::vector<std::optiona
         fail("\"" + sql.substr(0, 60) + "\"", failed.get());
 }
 
+PgTransaction::~PgTransaction() {
+    if (done_) return;
+    try {
+        c_.exec("ROLLBACK");
+    } catch (const StorageError&) {
+    }
+}
+
+void PgTransaction::commit() {
+    c_.exec("COMMIT");
+    done_ = true;
+}
+
 int PgConnection::server_version() const { return PQserverVersion(c_); }
 bool PgConnection::in_transaction() const { return PQtransactionStatus(c_) != PQTRANS_IDLE; }
 

@@ -72,6 +72,22 @@ private:
     std::string where_;  // the redacted URI, for messages
 };
 
+// A transaction from `begin` ("BEGIN", "BEGIN READ ONLY; …") until commit(), or ROLLBACK
+// when the guard goes without it (the ROLLBACK's own error dropped: a connection that
+// is gone has rolled back already).
+class PgTransaction {
+public:
+    PgTransaction(PgConnection& c, const std::string& begin) : c_(c) { c_.exec(begin); }
+    ~PgTransaction();
+    PgTransaction(const PgTransaction&) = delete;
+    PgTransaction& operator=(const PgTransaction&) = delete;
+    void commit();
+
+private:
+    PgConnection& c_;
+    bool done_ = false;
+};
+
 // A value for COPY's text format: backslash, tab, newline and carriage return escaped.
 std::string copy_escape(std::string_view v);
 

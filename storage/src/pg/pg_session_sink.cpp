@@ -178,8 +178,7 @@ public:
     PgSessionSink(PgStore& store, const std::string& name, const SessionMeta& meta, const std::string& sha256, NameClash clash)
         : store_(store), c_(store.connection()) {
         if (store.read_only()) throw StorageError(store.where() + ": opened read-only");
-        c_.exec("BEGIN");
-        open_ = true;
+        txn_.emplace(c_, "BEGIN");
         if (auto dup = store.session_with_source(sha256)) throw duplicate(sha256, *dup);
         auto nullable = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
         std::string unique = name;
@@ -214,15 +213,6 @@ public:
         tables.back() = event_table_of("gaps", {"session", "ts_ns", "cpu", "lost", "before_record"});
         chunks_ = std::make_unique<ChunkWriter>(c_, std::move(tables));  // from here on the connection is its thread's until end_events
     }
-    ~PgSessionSink() override {
-        chunks_.reset();  // its thread stops using the connection first
-        if (!open_) return;
-        try {
-            c_.exec("ROLLBACK");
-        } catch (const StorageError&) {  // the connection is gone: the server rolled it back
-        }
-    }
-
     std::int64_t id() const override { return id_; }
     const std::string& name() const override { return name_; }
     EventRowSink& events() override { return *this; }
@@ -314,8 +304,7 @@ public:
         c_.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ")");
         for (const auto& [sql, values] : shared_) c_.query(sql, values);
         if (!attach_.empty()) c_.exec(attach_);
-        c_.exec("COMMIT");
-        open_ = false;
+        txn_->commit();
     }
 
 private:
@@ -358,11 +347,11 @@ private:
 
     PgStore& store_;
     PgConnection& c_;
-    bool open_ = false;
+    std::optional<PgTransaction> txn_;  // rolls back unless committed, after chunks_ stopped
     std::int64_t id_ = 0;
     std::string name_;
     std::string attach_;
-    std::unique_ptr<ChunkWriter> chunks_;  // stopped before the destructor rolls back
+    std::unique_ptr<ChunkWriter> chunks_;  // destroyed first: its thread lets go of the connection
     std::unordered_map<std::uint64_t, std::int64_t> early_;  // vm_vcpu_key → record of its exit written early
     std::vector<std::pair<std::int64_t, std::int64_t>> fixes_;  // (record, host_ns)
     std::vector<std::pair<std::string, std::vector<std::optional<std::string>>>> shared_;

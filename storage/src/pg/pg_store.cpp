@@ -27,6 +27,11 @@ CellType cell_type(unsigned oid) {
     }
 }
 
+// A reader's transaction: READ ONLY, holding the publish lock shared (pg_store.hpp).
+std::string read_only_begin(const std::string& isolation = "") {
+    return "BEGIN " + isolation + "READ ONLY; SELECT pg_advisory_xact_lock_shared(" + std::to_string(kPgPublishLock) + ")";
+}
+
 }  // namespace
 
 PgStore::PgStore(const std::string& uri, Mode mode) : c_(uri), readonly_(mode == Mode::ReadOnly) {
@@ -38,16 +43,7 @@ PgStore::PgStore(const std::string& uri, Mode mode) : c_(uri), readonly_(mode ==
 template <class F>
 auto PgStore::consistent(F read) {
     if (c_.in_transaction()) return read();
-    c_.exec("BEGIN READ ONLY; SELECT pg_advisory_xact_lock_shared(" + std::to_string(kPgPublishLock) + ")");
-    struct End {
-        PgConnection& c;
-        ~End() {
-            try {
-                c.exec("COMMIT");
-            } catch (const StorageError&) {
-            }
-        }
-    } end{c_};
+    PgTransaction t(c_, read_only_begin());
     return read();
 }
 
@@ -57,34 +53,25 @@ void PgStore::create_or_check_schema() {
         const auto v = c_.query("SELECT max(version) FROM irqflow_schema").rows[0][0];
         return static_cast<int>(to_i64(v));
     };
-    c_.exec("BEGIN");
-    try {
-        if (!readonly_) c_.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kPgSchemaLock) + ")");  // one creator at a time
-        const auto v = version();
-        if (!v && readonly_)
-            throw StorageError(where() + ": no irqflow sessions here (no irqflow schema): import or push into it first");
-        if (!v) {
-            std::string ddl;
-            for (const auto& t : pg_tables()) ddl += t.ddl + ";\n";
-            ddl += pg_views_ddl();
-            // PostgreSQL has no user_version: the version is a row
-            ddl += "CREATE TABLE irqflow_schema (version integer NOT NULL);\nINSERT INTO irqflow_schema VALUES (" + std::to_string(kSchemaVersion) + ");\n";
-            c_.exec(ddl);
-        } else if (*v > kSchemaVersion) {
-            throw StorageError(where() + ": schema version " + std::to_string(*v) + " is newer than this irqflow understands (" +
-                               std::to_string(kSchemaVersion) + "); refusing to use it (use a newer irqflow)");
-        } else if (*v < kSchemaVersion) {
-            throw StorageError(where() + ": schema version " + std::to_string(*v) + " is older than this irqflow's (" + std::to_string(kSchemaVersion) +
-                               ") and PostgreSQL schemas are not migrated yet: push its sessions into a new database");
-        }
-        c_.exec("COMMIT");
-    } catch (...) {
-        try {
-            c_.exec("ROLLBACK");
-        } catch (const StorageError&) {  // the connection is gone; the first error says why
-        }
-        throw;
+    PgTransaction t(c_, "BEGIN");
+    if (!readonly_) c_.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kPgSchemaLock) + ")");  // one creator at a time
+    const auto v = version();
+    if (!v && readonly_) throw StorageError(where() + ": no irqflow sessions here (no irqflow schema): import or push into it first");
+    if (!v) {
+        std::string ddl;
+        for (const auto& table : pg_tables()) ddl += table.ddl + ";\n";
+        ddl += pg_views_ddl();
+        // PostgreSQL has no user_version: the version is a row
+        ddl += "CREATE TABLE irqflow_schema (version integer NOT NULL);\nINSERT INTO irqflow_schema VALUES (" + std::to_string(kSchemaVersion) + ");\n";
+        c_.exec(ddl);
+    } else if (*v > kSchemaVersion) {
+        throw StorageError(where() + ": schema version " + std::to_string(*v) + " is newer than this irqflow understands (" + std::to_string(kSchemaVersion) +
+                           "); refusing to use it (use a newer irqflow)");
+    } else if (*v < kSchemaVersion) {
+        throw StorageError(where() + ": schema version " + std::to_string(*v) + " is older than this irqflow's (" + std::to_string(kSchemaVersion) +
+                           ") and PostgreSQL schemas are not migrated yet: push its sessions into a new database");
     }
+    t.commit();
 }
 
 void PgStore::verify() {
@@ -142,18 +129,12 @@ bool PgStore::remove_session(const std::string& id_or_name) {
     const auto id = find(id_or_name);
     if (!id) return false;
     // the session's partitions go with it: a drop each, not a delete of its rows
-    std::string sql = "BEGIN;\nSELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ");\nDELETE FROM sessions WHERE id = " + std::to_string(*id) + ";\n";
+    std::string sql = "SELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ");\nDELETE FROM sessions WHERE id = " + std::to_string(*id) + ";\n";
     for (const auto& t : pg_tables())
         if (t.per_session) sql += "DROP TABLE IF EXISTS " + pg_session_table(t.name, *id) + ";\n";
-    try {
-        c_.exec(sql + "COMMIT");
-    } catch (...) {
-        try {
-            c_.exec("ROLLBACK");
-        } catch (const StorageError&) {
-        }
-        throw;
-    }
+    PgTransaction t(c_, "BEGIN");
+    c_.exec(sql);
+    t.commit();
     return true;
 }
 
@@ -165,16 +146,7 @@ StoredSession PgStore::load_session(const std::string& id_or_name, const std::fu
     const std::string sid = std::to_string(*id);
     // one snapshot for every read below: a removal meanwhile cannot tear the session;
     // the publish lock (pg_store.hpp) keeps a commit out of the reads' planning
-    c_.exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT pg_advisory_xact_lock_shared(" + std::to_string(kPgPublishLock) + ")");
-    struct End {
-        PgConnection& c;
-        ~End() {
-            try {
-                c.exec("COMMIT");
-            } catch (const StorageError&) {
-            }
-        }
-    } end{c_};
+    PgTransaction t(c_, read_only_begin("ISOLATION LEVEL REPEATABLE READ "));
     {
         const auto s = c_.query("SELECT source, format, host_kernel, trace_clock, host_cpus, coalesce(semantics, '') FROM sessions WHERE id = " + sid);
         if (s.rows.empty()) throw StorageError(where() + ": session \"" + id_or_name + "\" was removed while being read");
@@ -259,16 +231,7 @@ std::uint64_t PgStore::query(const std::string& sql, const std::function<void(co
     while (!body.empty() && (std::isspace(static_cast<unsigned char>(body.back())) || body.back() == ';')) body.pop_back();
     std::string wrapped = "SELECT * FROM (\n" + body + "\n) AS query";
     if (limits.max_rows) wrapped += " LIMIT " + std::to_string(limits.max_rows);
-    c_.exec("BEGIN READ ONLY; SELECT pg_advisory_xact_lock_shared(" + std::to_string(kPgPublishLock) + ")");  // pg_store.hpp
-    struct End {
-        PgConnection& c;
-        ~End() {
-            try {
-                c.exec("ROLLBACK");
-            } catch (const StorageError&) {
-            }
-        }
-    } end{c_};
+    PgTransaction txn(c_, read_only_begin());
     if (limits.timeout_s > 0) c_.exec("SET LOCAL statement_timeout = " + std::to_string(static_cast<long long>(limits.timeout_s * 1000 + 0.5)));
     std::uint64_t delivered = 0;
     QueryTypes types;
