@@ -48,6 +48,22 @@ DROP TABLE event_rows;
 
 }  // namespace
 
+// Every ordered pair of sessions side by side, by session_rates' keys: version 6's view,
+// created again by version 7 over the new session_rates.
+constexpr const char* kSessionDiffsView = R"sql(CREATE VIEW session_diffs AS
+  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
+    SELECT a.session AS a_session, b.session AS b_session, keys.key,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
+        ELSE a.injections_per_guest_s END AS a,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
+        ELSE b.injections_per_guest_s END AS b
+    FROM session_rates a JOIN session_rates b ON a.session != b.session
+    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
+                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
+)sql";
+
 // session_rates reads session_totals from version 7 on (version 6 scanned the exits and
 // interrupts of every session); the same rows and columns.
 std::string session_compare_views_ddl() {
@@ -61,19 +77,7 @@ std::string session_compare_views_ddl() {
     t.injections / nullif(t.guest_ns / 1e9, 0) AS injections_per_guest_s
   FROM sessions s JOIN session_totals t ON t.session = s.id
   WHERE t.exits > 0 AND t.interrupts > 0;
-CREATE VIEW session_diffs AS
-  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
-    SELECT a.session AS a_session, b.session AS b_session, keys.key,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
-        ELSE a.injections_per_guest_s END AS a,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
-        ELSE b.injections_per_guest_s END AS b
-    FROM session_rates a JOIN session_rates b ON a.session != b.session
-    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
-                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
-)sql";
+)sql" + std::string(kSessionDiffsView);
 }
 
 const std::vector<std::string>& migrations() {
@@ -198,19 +202,7 @@ CREATE VIEW session_rates AS
   JOIN (SELECT session, count(*) AS exits, coalesce(sum(guest_ns), 0) / 1e9 AS guest_s FROM exits GROUP BY session) x ON x.session = s.id
   JOIN (SELECT session, sum(inject_ts_ns != 0) AS injections, sum(eoi_path IS NOT NULL) AS eois,
           coalesce(sum(eoi_path = 'pv-eoi'), 0) AS pv_eois FROM interrupts GROUP BY session) i ON i.session = s.id;
-CREATE VIEW session_diffs AS
-  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
-    SELECT a.session AS a_session, b.session AS b_session, keys.key,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
-        ELSE a.injections_per_guest_s END AS a,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
-        ELSE b.injections_per_guest_s END AS b
-    FROM session_rates a JOIN session_rates b ON a.session != b.session
-    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
-                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
-)sql",
+)sql" + std::string(kSessionDiffsView),
         // 7: where a session came from, so a fleet can group by it (storage/SCHEMA.md,
         // "sessions"): the host's name, the guest's kernel, QEMU's command line, and
         // tags given at import (`--tag key=value`); NULL in sessions stored before.
