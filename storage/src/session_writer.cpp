@@ -67,10 +67,4 @@ std::int64_t Store::import_session(const std::string& name, const Trace& trace, 
     return w.finish(trace, replay, serial);
 }
 
-QueryResult Store::query(const std::string& sql) {
-    QueryResult r;
-    query(sql, [&](const std::vector<std::string>& c) { r.columns = c; }, [&](const QueryRow& row, const QueryTypes&) { r.rows.push_back(row); });
-    return r;
-}
-
 }  // namespace irqflow::storage

@@ -11,6 +11,12 @@ std::unique_ptr<Store> open_store(const std::string& db, Store::Mode mode, std::
     return std::make_unique<Database>(db, mode, std::move(on_wait));
 }
 
+QueryResult Store::query(const std::string& sql) {
+    QueryResult r;
+    query(sql, [&](const std::vector<std::string>& c) { r.columns = c; }, [&](const QueryRow& row, const QueryTypes&) { r.rows.push_back(row); });
+    return r;
+}
+
 std::optional<StoredSessionName> stored_session_name(const std::string& given) {
     const auto colon = given.rfind(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == given.size()) return std::nullopt;
