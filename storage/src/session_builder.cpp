@@ -73,8 +73,8 @@ void SessionBuilder::event(const EventRow& r) {
         lost_name_ = t.intern("lost_events");
         kinds_named_ = true;
     }
-    const std::string table(event_table(r.kind));
-    if (r.record < 0) throw StorageError(where_ + ", table " + table + ": negative record number");
+    const std::string_view table = event_table(r.kind);  // for messages: no copy per event
+    if (r.record < 0) throw StorageError(where_ + ", table " + std::string(table) + ": negative record number");
     Event e;
     e.record = static_cast<std::uint64_t>(r.record);
     if (previous_ && e.record <= *previous_) throw StorageError(where_ + ", record " + std::to_string(e.record) + ": stored twice (damaged database?)");
@@ -100,7 +100,7 @@ void SessionBuilder::event(const EventRow& r) {
     const std::int64_t name = r.kind == EventKind::Other ? r.name_id : name_of_kind_[static_cast<std::size_t>(r.kind)];
     if (name < 0 || static_cast<std::size_t>(name) >= t.name_count())
         throw StorageError(where_ + ", record " + std::to_string(e.record) + ": " +
-                           (r.kind == EventKind::Other ? "unknown event name id " + std::to_string(name) : "no event name for " + table) +
+                           (r.kind == EventKind::Other ? "unknown event name id " + std::to_string(name) : "no event name for " + std::string(table)) +
                            " (damaged database?)");
     e.name_id = static_cast<std::uint16_t>(name);
     t.events.push_back(e);
