@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "backends.hpp"
+#include "pg/pg_store.hpp"
 #include "helpers.hpp"
 #include "irqflow/storage/store.hpp"
 
@@ -136,7 +137,7 @@ TEST_CASE("8 importers at once, of different traces and of the same trace: every
     }
 }
 
-TEST_CASE("kill -9 during a PostgreSQL import leaves no session, no rows and no table of it", "[pg][fleet][crash]") {
+TEST_CASE("kill -9 during a PostgreSQL import leaves no session and no rows, and the next writer drops any table of it", "[pg][fleet][crash]") {
     const std::string uri = pg_schema_uri("killed");
     const auto t0 = std::chrono::steady_clock::now();
     REQUIRE(import(uri, "xapic.dat").status == 0);
@@ -162,6 +163,9 @@ TEST_CASE("kill -9 during a PostgreSQL import leaves no session, no rows and no 
         const auto n = std::stoll(cell(uri, "SELECT count(*) FROM events"));
         if (sessions == 0) {
             CHECK(n == 0);
+            // killed after the second COPY lane committed: its tables stay, attached to
+            // nothing, until the next writer opens the database
+            storage::open_store(uri, storage::Store::Mode::ReadWrite);
             CHECK(tables() == empty);
             killed_mid_import += WIFSIGNALED(st);
         } else {
@@ -173,6 +177,34 @@ TEST_CASE("kill -9 during a PostgreSQL import leaves no session, no rows and no 
     CHECK(killed_mid_import > 0);
     // the server rolled the killed ones back: the trace imports again
     CHECK(import(uri, "xapic.dat").status == 0);
+}
+
+TEST_CASE("a writer drops the tables a killed import's second lane left, and nothing else", "[pg][fleet][crash]") {
+    const std::string uri = pg_schema_uri("leftovers");
+    REQUIRE(import(uri, "pveoi-on-midflight-v6.dat").status == 0);
+    storage::PgConnection c(uri), importer(uri);
+    // what a killed import leaves (session 7007: its lock is free), what a running one has
+    // made (session 8008: its lock is held), a table of the user's and a partition
+    c.exec("CREATE TABLE kvm_exit_s7007 (LIKE kvm_exit); CREATE TABLE kvm_entry_s7007 (LIKE kvm_entry); CREATE TABLE kvm_exit_s8008 (LIKE kvm_exit); "
+           "CREATE TABLE notes_s7007 (a int)");
+    importer.exec("SELECT pg_advisory_lock(" + storage::pg_import_lock(8008) + ")");
+    const auto exists = [&](const std::string& t) {
+        return cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'leftovers' AND tablename = '" + t + "'") == "1";
+    };
+    storage::open_store(uri, storage::Store::Mode::ReadOnly);  // a reader drops nothing
+    CHECK(exists("kvm_exit_s7007"));
+    storage::open_store(uri, storage::Store::Mode::ReadWrite);
+    CHECK_FALSE(exists("kvm_exit_s7007"));
+    CHECK_FALSE(exists("kvm_entry_s7007"));
+    CHECK(exists("kvm_exit_s8008"));
+    CHECK(exists("notes_s7007"));
+    CHECK(exists("kvm_exit_s1"));
+    CHECK(cell(uri, "SELECT count(*) FROM events") == "30998");
+    // the import ends without committing: its tables go at the next writer's open
+    importer.exec("SELECT pg_advisory_unlock(" + storage::pg_import_lock(8008) + ")");
+    REQUIRE(import(uri, "xapic.dat").status == 0);
+    CHECK_FALSE(exists("kvm_exit_s8008"));
+    CHECK(cell(uri, "SELECT count(*) FROM sessions") == "2");
 }
 
 TEST_CASE("a query during a PostgreSQL import answers and sees no part of the session", "[pg][fleet][concurrency]") {
@@ -259,6 +291,15 @@ TEST_CASE("rm on PostgreSQL drops the session's partitions, and a per-session qu
     CHECK(cell(uri, "SELECT count(*) FROM kvm_hv_send_ipi WHERE session = 1") == "0");
     CHECK(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'partitions' AND tablename = 'kvm_hv_send_ipi_s1'") == "0");
     CHECK(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'partitions' AND tablename = 'kvm_exit_s1'") == "1");
+    // xapic.dat's exits and entries each fill several COPY chunks: two lanes, two
+    // transactions made its tables (a table's row type in pg_type keeps its maker's xid;
+    // ATTACH rewrites the pg_class and pg_attribute rows)
+    const auto makers = [&](int session) {
+        return cell(uri, "SELECT count(DISTINCT t.xmin::text) FROM pg_type t JOIN pg_class c ON c.reltype = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                         "WHERE n.nspname = 'partitions' AND c.relkind = 'r' AND c.relname LIKE 'kvm\\_%\\_s" + std::to_string(session) + "'");
+    };
+    CHECK(makers(2) == "2");
+    CHECK(makers(1) == "1");  // 31 k events: no table fills a chunk, one lane
     // the plan of a session's exits names its partition only
     storage::PgConnection c(uri);
     std::string plan;

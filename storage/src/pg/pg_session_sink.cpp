@@ -1,15 +1,17 @@
-// A session into PostgreSQL (storage/README.md, "PostgreSQL"), in one transaction: the
-// sessions row first (its unique keys make a concurrent import of the same trace wait,
-// then fail), the session's own tables made beside the partitioned ones and filled by
-// COPY, then — under the publish lock — the shared rows and ATTACH PARTITION, and
-// COMMIT. Killed at any point before COMMIT, the server rolls it all back: no row, no
-// table remains.
+// A session into PostgreSQL (storage/README.md, "PostgreSQL"), published by one
+// transaction: the sessions row first (its unique keys make a concurrent import of the
+// same trace wait, then fail), the session's own tables made beside the partitioned ones
+// and filled by COPY, then — under the publish lock — the shared rows and ATTACH
+// PARTITION, and COMMIT. Killed at any point before COMMIT, the server rolls back the
+// session and every row readers could see; tables a second COPY lane committed stay
+// attached to nothing, invisible, until the next writer drops them (pg_store.hpp).
 //
 // Events of every kind arrive interleaved and COPY fills one table at a time, so each
-// kind's rows collect in a chunk of their own; a full chunk goes to a thread that owns
-// the connection until the events end and COPYs it (one COPY statement per chunk), while
+// kind's rows collect in a chunk of their own; a full chunk goes to the lane of its
+// table, a thread owning a connection that COPYs it (one COPY statement per chunk) while
 // this thread formats the next ones: the server's work overlaps ours. Memory stays
 // bounded by kinds × kChunk plus the chunks in flight, not by events.
+#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -87,90 +89,182 @@ private:
 };
 
 // Event rows on their way to the server: chunks of COPY text, each for one table
-// (storage/src/event_tables.hpp names them; kinds past the last are `gaps`).
-class ChunkWriter {
+// (storage/src/event_tables.hpp names them; kinds past the last are `gaps`), COPYed by
+// the lane that table was given.
+struct Chunk {
+    std::size_t table = 0;  // index into ChunkWriter's tables
+    std::string rows;
+};
+struct CopyTable {
+    std::string name;  // the session's own, quoted
+    std::vector<std::string> columns;
+    std::string create;  // its DDL, run before its first COPY
+    bool created = false;
+    int lane = -1;  // which lane COPYs it; -1 until its first chunk
+};
+
+// One COPY stream: a thread owning a connection COPYs the chunks pushed to it, while
+// the importer formats the next ones. Lane 0 uses the import's own connection, inside
+// its transaction. Another lane opens a connection of its own at its first chunk, COPYs
+// in a transaction of its own and commits it once its last chunk is in — its tables
+// still attached to nothing (storage/README.md, "PostgreSQL") — while the import goes on.
+class CopyLane {
 public:
-    struct Chunk {
-        std::size_t table = 0;  // index into tables_
-        std::string rows;
-    };
-    struct Table {
-        std::string name;  // the session's own, quoted
-        std::vector<std::string> columns;
-        std::string create;  // its DDL, run before its first COPY
-        bool created = false;
-    };
-    ChunkWriter(PgConnection& c, std::vector<Table> tables) : c_(c), tables_(std::move(tables)), open_(tables_.size()) {
+    using Pipe = BatchPipe<Chunk, 1, 4>;
+    CopyLane(std::vector<CopyTable>& tables, PgConnection* own, const PgStore& store) : tables_(tables), c_(own), store_(store) {
         batch_ = pipe_.take_empty();
         thread_ = std::thread([this] { run(); });
     }
-    ~ChunkWriter() {
-        if (thread_.joinable()) {
-            pipe_.close();
-            thread_.join();
-        }
+    ~CopyLane() { abandon(); }
+    // Stops the lane: what is queued is dropped; its own transaction, unless committed
+    // already, rolls back.
+    void abandon() {
+        abandon_ = true;
+        pipe_.close(std::make_exception_ptr(StorageError("import abandoned")));
+        wait();
     }
-    // The chunk of table `t` to append rows to; sent once full.
-    std::string& rows(std::size_t t) { return open_[t]; }
-    void maybe_send(std::size_t t) {
-        if (open_[t].size() < kChunk) return;
-        send(t);
-        open_[t].reserve(kChunk + 4096);  // a table that filled one chunk will likely fill more
-    }
-    // Whether table `t` got rows (and so exists); after finish().
-    bool created(std::size_t t) const { return tables_[t].created; }
-    // Sends what is left, waits for the COPYs to end: the connection is the caller's again.
-    void finish() {
-        for (std::size_t t = 0; t < open_.size(); ++t)
-            if (!open_[t].empty()) send(t);
-        pipe_.close();
-        thread_.join();
-        if (error_) std::rethrow_exception(error_);
-    }
-
-private:
-    using Pipe = BatchPipe<Chunk, 1, 4>;
-    void send(std::size_t t) {
-        batch_.push_back({t, std::move(open_[t])});
-        open_[t] = std::string();
+    // Throws the lane's error if it stopped on one.
+    void push(Chunk chunk) {
+        bytes_ += chunk.rows.size();
+        batch_.push_back(std::move(chunk));
         try {
             pipe_.push(std::move(batch_));
-        } catch (const Pipe::Cancelled&) {  // the COPY thread stopped on an error: that error
-            thread_.join();
+        } catch (const Pipe::Cancelled&) {
+            wait();
             std::rethrow_exception(error_);
         }
         batch_ = pipe_.take_empty();
     }
+    // No more chunks: the lane COPYs what it has (a lane of its own then commits).
+    void close() { pipe_.close(); }
+    // Waits for the lane to end; its error, if any.
+    std::exception_ptr wait() {
+        if (thread_.joinable()) thread_.join();
+        return error_;
+    }
+    bool failed() const { return failed_; }
+    bool committed() const { return committed_; }
+    std::size_t bytes() const { return bytes_; }
+
+private:
     void run() {
         try {
             Pipe::Batch b;
             while (pipe_.pop(b))
                 for (Chunk& chunk : b) {
-                    Table& t = tables_[chunk.table];
-                    if (!t.created) c_.exec(t.create);  // a session's tables are only those with rows
+                    if (abandon_) continue;
+                    if (!c_) {
+                        own_ = store_.open_connection();
+                        c_ = own_.get();
+                        // no wait for the disk at this commit: the import's own, later in
+                        // the same WAL, waits for both
+                        txn_.emplace(*c_, "BEGIN; SET LOCAL synchronous_commit = off");
+                    }
+                    CopyTable& t = tables_[chunk.table];
+                    if (!t.created) c_->exec(t.create);  // a session's tables are only those with rows
                     t.created = true;
                     bool sent = false;
-                    c_.copy_in(
+                    c_->copy_in(
                         t.name, t.columns,
                         [&](std::string& out) {
                             if (!sent) out.swap(chunk.rows);
                             sent = true;
                             return false;
                         },
-                        true);
+                        true);  // FREEZE: the table is this transaction's own
                 }
+            if (txn_) {
+                txn_->commit();
+                committed_ = true;
+            }
         } catch (...) {
             error_ = std::current_exception();
+            failed_ = true;
             pipe_.cancel();
         }
     }
-    PgConnection& c_;
-    std::vector<Table> tables_;
-    std::vector<std::string> open_;
+    std::vector<CopyTable>& tables_;
+    PgConnection* c_;
+    const PgStore& store_;
+    std::unique_ptr<PgConnection> own_;
+    std::optional<PgTransaction> txn_;  // a lane of its own's; goes before own_
     Pipe pipe_;
     Pipe::Batch batch_;
+    std::size_t bytes_ = 0;
     std::exception_ptr error_;
+    std::atomic<bool> failed_ = false, abandon_ = false;
+    bool committed_ = false;  // read after wait()
     std::thread thread_;
+};
+
+// One backend parses and stores one row at a time (PostgreSQL 15 on CI's machine: 1.8 s
+// of server CPU per 2 M events, one core busy while the other idled): a second lane
+// COPYs the tables the first has no time for. Tables go to lanes whole — a table's rows
+// cannot be split between transactions — when their first full chunk leaves, to the lane
+// with the fewest bytes so far; a table that never fills a chunk stays with lane 0, so a
+// small session uses the import's connection only. Measured in storage/README.md,
+// "How fast".
+constexpr std::size_t kLanes = 2;
+
+class ChunkWriter {
+public:
+    ChunkWriter(PgConnection& c, const PgStore& store, std::vector<CopyTable> tables) : tables_(std::move(tables)), open_(tables_.size()) {
+        for (std::size_t l = 0; l < kLanes; ++l) lanes_.push_back(std::make_unique<CopyLane>(tables_, l == 0 ? &c : nullptr, store));
+    }
+    // The chunk of table `t` to append rows to; sent once full.
+    std::string& rows(std::size_t t) { return open_[t]; }
+    void maybe_send(std::size_t t) {
+        if (open_[t].size() < kChunk) return;
+        send(t, true);
+        open_[t].reserve(kChunk + 4096);  // a table that filled one chunk will likely fill more
+    }
+    // Sends what is left and waits for lane 0: the import's connection is the caller's
+    // again. The other lanes finish meanwhile.
+    void end() {
+        for (std::size_t t = 0; t < open_.size(); ++t)
+            if (!open_[t].empty()) send(t, false);
+        for (auto& l : lanes_) l->close();
+        if (auto e = lanes_[0]->wait()) std::rethrow_exception(e);
+    }
+    // After end(): waits for the other lanes to commit.
+    void wait_all() {
+        for (auto& l : lanes_)
+            if (auto e = l->wait()) std::rethrow_exception(e);
+    }
+    // Stops every lane (the import failed).
+    void abandon() {
+        for (auto& l : lanes_) l->abandon();
+    }
+    // Whether table `t` got rows (and so exists); after wait_all().
+    bool created(std::size_t t) const { return tables_[t].created; }
+    // The tables other lanes committed, which stay if the import fails before its
+    // commit; after wait_all() or abandon().
+    std::vector<std::string> committed_elsewhere() const {
+        std::vector<std::string> out;
+        for (const auto& t : tables_)
+            if (t.created && t.lane > 0 && lanes_[static_cast<std::size_t>(t.lane)]->committed()) out.push_back(t.name);
+        return out;
+    }
+
+private:
+    void send(std::size_t t, bool full) {
+        CopyTable& table = tables_[t];
+        if (table.lane < 0) {
+            table.lane = 0;
+            if (full)
+                for (std::size_t l = 1; l < kLanes; ++l)
+                    if (lanes_[l]->bytes() < lanes_[static_cast<std::size_t>(table.lane)]->bytes()) table.lane = static_cast<int>(l);
+        }
+        for (auto& l : lanes_)
+            if (l->failed()) {
+                if (auto e = l->wait()) std::rethrow_exception(e);
+            }
+        lanes_[static_cast<std::size_t>(table.lane)]->push({t, std::move(open_[t])});
+        open_[t] = std::string();
+    }
+    std::vector<CopyTable> tables_;
+    std::vector<std::string> open_;
+    std::vector<std::unique_ptr<CopyLane>> lanes_;  // destroyed first: they use tables_
 };
 
 class PgSessionSink final : public SessionSink, public EventRowSink, public TableSink {
@@ -208,10 +302,29 @@ public:
             }
         }
         name_ = unique;
-        std::vector<ChunkWriter::Table> tables(static_cast<std::size_t>(EventKind::Count_) + 1);
+        // held until this transaction ends: the tables of this session that another lane
+        // commits are work in progress, not a killed import's leftovers (pg_store.hpp)
+        c_.exec("SELECT pg_advisory_xact_lock(" + pg_import_lock(id_) + ")");
+        std::vector<CopyTable> tables(static_cast<std::size_t>(EventKind::Count_) + 1);
         for (EventKind k : stored_kinds()) tables[static_cast<std::size_t>(k)] = event_table_of(std::string(event_table(k)), insert_columns(k));
         tables.back() = event_table_of("gaps", {"session", "ts_ns", "cpu", "lost", "before_record"});
-        chunks_ = std::make_unique<ChunkWriter>(c_, std::move(tables));  // from here on the connection is its thread's until end_events
+        chunks_ = std::make_unique<ChunkWriter>(c_, store_, std::move(tables));  // from here on the connection is lane 0's until end_events
+    }
+    ~PgSessionSink() override {
+        if (chunks_) {  // failed before commit
+            chunks_->abandon();
+            abandoned_ = chunks_->committed_elsewhere();
+            chunks_.reset();
+        }
+        if (abandoned_.empty()) return;
+        txn_.reset();  // rolled back: the tables another lane committed are left, ours to drop
+        try {
+            std::string sql;
+            for (const auto& t : abandoned_) sql += "DROP TABLE IF EXISTS " + t + ";\n";
+            c_.exec(sql);
+        } catch (const StorageError&) {
+            // the connection is gone: the next writer's sweep drops them (pg_store.hpp)
+        }
     }
     std::int64_t id() const override { return id_; }
     const std::string& name() const override { return name_; }
@@ -244,24 +357,7 @@ public:
             early_.erase(it);
         }
     }
-    void end_events() override {
-        chunks_->finish();
-        for (EventKind k : stored_kinds())
-            if (chunks_->created(static_cast<std::size_t>(k))) attach_ += pg_attach_ddl(table_named(std::string(event_table(k))), id_) + ";\n";
-        if (chunks_->created(static_cast<std::size_t>(EventKind::Count_))) attach_ += pg_attach_ddl(table_named("gaps"), id_) + ";\n";
-        chunks_.reset();
-        // exits written before their host time was known (a vCPU long out of the guest)
-        if (!fixes_.empty()) {
-            std::string records = "{", hosts = "{";
-            for (std::size_t i = 0; i < fixes_.size(); ++i) {
-                records += (i ? "," : "") + std::to_string(fixes_[i].first);
-                hosts += (i ? "," : "") + std::to_string(fixes_[i].second);
-            }
-            c_.query("UPDATE " + pg_session_table("kvm_exit", id_) + " x SET host_ns = f.host FROM unnest($1::bigint[], $2::bigint[]) AS f(record, host) "
-                     "WHERE x.record = f.record",
-                     {records + "}", hosts + "}"});
-        }
-    }
+    void end_events() override { chunks_->end(); }
 
     // TableSink: the session's own tables by COPY now, the shared ones at commit
     void rows(std::string_view table, const std::vector<std::string_view>& columns, std::size_t n, const std::function<void(Values&, std::size_t)>& fill,
@@ -297,6 +393,23 @@ public:
     }
 
     void commit(std::int64_t first_ts, std::int64_t last_ts, std::uint64_t records, std::string_view semantics) override {
+        chunks_->wait_all();  // the other lanes' tables committed, ready to attach
+        abandoned_ = chunks_->committed_elsewhere();
+        for (EventKind k : stored_kinds())
+            if (chunks_->created(static_cast<std::size_t>(k))) attach_ += pg_attach_ddl(table_named(std::string(event_table(k))), id_) + ";\n";
+        if (chunks_->created(static_cast<std::size_t>(EventKind::Count_))) attach_ += pg_attach_ddl(table_named("gaps"), id_) + ";\n";
+        chunks_.reset();
+        // exits written before their host time was known (a vCPU long out of the guest)
+        if (!fixes_.empty()) {
+            std::string records_list = "{", hosts = "{";
+            for (std::size_t i = 0; i < fixes_.size(); ++i) {
+                records_list += (i ? "," : "") + std::to_string(fixes_[i].first);
+                hosts += (i ? "," : "") + std::to_string(fixes_[i].second);
+            }
+            c_.query("UPDATE " + pg_session_table("kvm_exit", id_) + " x SET host_ns = f.host FROM unnest($1::bigint[], $2::bigint[]) AS f(record, host) "
+                     "WHERE x.record = f.record",
+                     {records_list + "}", hosts + "}"});
+        }
         c_.query("UPDATE sessions SET first_ts_ns = $1, last_ts_ns = $2, event_count = $3, semantics = $4 WHERE id = $5",
                  {std::to_string(first_ts), std::to_string(last_ts), std::to_string(records), std::string(semantics), std::to_string(id_)});
         // Shared rows and attaching take locks other imports take too: one at a time,
@@ -305,6 +418,7 @@ public:
         for (const auto& [sql, values] : shared_) c_.query(sql, values);
         if (!attach_.empty()) c_.exec(attach_);
         txn_->commit();
+        abandoned_.clear();
     }
 
 private:
@@ -313,8 +427,8 @@ private:
             if (t.name == name) return t;
         throw StorageError("PostgreSQL schema: no table " + name);
     }
-    ChunkWriter::Table event_table_of(const std::string& name, std::vector<std::string> columns) const {
-        return {pg_session_table(name, id_), std::move(columns), pg_session_table_ddl(table_named(name), id_), false};
+    CopyTable event_table_of(const std::string& name, std::vector<std::string> columns) const {
+        return {pg_session_table(name, id_), std::move(columns), pg_session_table_ddl(table_named(name), id_)};
     }
     StorageError duplicate(const std::string& sha256, const SessionInfo& s) const {
         return StorageError(store_.where() + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " + std::to_string(s.id) + " \"" +
@@ -351,7 +465,8 @@ private:
     std::int64_t id_ = 0;
     std::string name_;
     std::string attach_;
-    std::unique_ptr<ChunkWriter> chunks_;  // destroyed first: its thread lets go of the connection
+    std::vector<std::string> abandoned_;  // tables other lanes committed, until this transaction commits
+    std::unique_ptr<ChunkWriter> chunks_;  // destroyed first: its threads let go of the connections
     std::unordered_map<std::uint64_t, std::int64_t> early_;  // vm_vcpu_key → record of its exit written early
     std::vector<std::pair<std::int64_t, std::int64_t>> fixes_;  // (record, host_ns)
     std::vector<std::pair<std::string, std::vector<std::optional<std::string>>>> shared_;

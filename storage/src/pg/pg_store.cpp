@@ -34,10 +34,37 @@ std::string read_only_begin(const std::string& isolation = "") {
 
 }  // namespace
 
-PgStore::PgStore(const std::string& uri, Mode mode) : c_(uri), readonly_(mode == Mode::ReadOnly) {
+PgStore::PgStore(const std::string& uri, Mode mode) : uri_(uri), c_(uri), readonly_(mode == Mode::ReadOnly) {
     // a reader's every transaction is READ ONLY, whatever its role may do
     if (readonly_) c_.exec("SET default_transaction_read_only = on");
     create_or_check_schema();
+    if (!readonly_) drop_abandoned_tables();
+}
+
+void PgStore::drop_abandoned_tables() {
+    // named as a partition of one of ours (<table>_s<id>), in our schema, attached to nothing
+    const auto candidates = c_.query(
+        "SELECT c.relname, substring(c.relname FROM '_s([0-9]+)$') FROM pg_class c "
+        "WHERE c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND c.relkind = 'r' AND NOT c.relispartition "
+        "AND c.relname ~ '_s[0-9]+$' AND EXISTS (SELECT 1 FROM pg_class p WHERE p.relnamespace = c.relnamespace AND p.relkind = 'p' "
+        "AND p.relname = regexp_replace(c.relname, '_s[0-9]+$', ''))");
+    for (const auto& r : candidates.rows) {
+        const std::string table = "\"" + r[0].value_or("") + "\"";
+        const std::string session = std::to_string(to_i64(r[1]));
+        try {
+            PgTransaction t(c_, "BEGIN");
+            if (c_.query("SELECT pg_try_advisory_xact_lock(" + pg_import_lock(to_i64(r[1])) + ")").rows.at(0).at(0) != "t") continue;  // its import runs
+            // the lock is ours: its import ended, and if it committed, it attached the table
+            if (c_.query("SELECT 1 FROM pg_class WHERE oid = to_regclass($1) AND NOT relispartition AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = $2)",
+                         {table, session})
+                    .rows.empty())
+                continue;
+            c_.exec("DROP TABLE " + table);
+            t.commit();
+        } catch (const PgError&) {
+            // another role's table, or another sweep dropping it: left for the next one
+        }
+    }
 }
 
 template <class F>

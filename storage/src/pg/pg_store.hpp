@@ -2,6 +2,7 @@
 // the tables and views of storage/SCHEMA.md, per-session tables attached as partitions,
 // imports by COPY in one transaction, `query` in a READ ONLY transaction.
 #pragma once
+#include <memory>
 #include <string>
 
 #include "irqflow/storage/store.hpp"
@@ -29,15 +30,22 @@ public:
                                                NameClash clash) override;
 
     PgConnection& connection() { return c_; }
+    // Another connection to the same database, for an import's second COPY stream.
+    std::unique_ptr<PgConnection> open_connection() const { return std::make_unique<PgConnection>(uri_); }
     bool read_only() const { return readonly_; }
 
 private:
     void create_or_check_schema();
+    // Drops what an import killed after its second connection committed left behind
+    // (pg_session_sink.cpp): a session's tables that are attached to nothing and whose
+    // import no longer holds its lock (pg_import_lock).
+    void drop_abandoned_tables();
     // Runs `read` in a READ ONLY transaction that holds the publish lock shared, unless
     // the connection is in a transaction already (an import's own reads).
     template <class F>
     auto consistent(F read);
     std::optional<std::int64_t> find(const std::string& id_or_name);
+    std::string uri_;  // as given, password included: never printed (where() is redacted)
     PgConnection c_;
     bool readonly_;
 };
@@ -51,5 +59,14 @@ private:
 // With the lock it plans wholly before that commit or wholly after.
 inline constexpr long long kPgSchemaLock = 0x697271666c6f77;  // "irqflow"
 inline constexpr long long kPgPublishLock = kPgSchemaLock + 1;
+
+// The arguments of the advisory lock an import holds on its session for the whole of its
+// transaction: while it is held, the session's unattached tables are that import's work
+// in progress; once it is free, they are what a killed import left. Two int4 keys (a
+// space apart from the single-key locks above), the second a hash of schema and id:
+// sessions of other schemas do not share it, and a collision only makes a sweep wait.
+inline std::string pg_import_lock(long long session) {
+    return "1769105009, hashtext(current_schema() || '.' || " + std::to_string(session) + ")";
+}
 
 }  // namespace irqflow::storage
