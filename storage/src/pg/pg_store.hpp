@@ -1,6 +1,6 @@
 // Sessions in a PostgreSQL server shared by a fleet (storage/README.md, "PostgreSQL"):
 // the tables and views of storage/SCHEMA.md, per-session tables attached as partitions,
-// imports by COPY in one transaction, `query` in a READ ONLY transaction.
+// imports by COPY published by one transaction, `query` in a READ ONLY transaction.
 #pragma once
 #include <memory>
 #include <string>
