@@ -14,7 +14,9 @@
 #include "backends.hpp"
 #include "pg/pg_store.hpp"
 #include "helpers.hpp"
+#include "irqflow/capture/readers.hpp"
 #include "irqflow/storage/store.hpp"
+#include "session_sink.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;
@@ -205,6 +207,27 @@ TEST_CASE("a writer drops the tables a killed import's second lane left, and not
     REQUIRE(import(uri, "xapic.dat").status == 0);
     CHECK_FALSE(exists("kvm_exit_s8008"));
     CHECK(cell(uri, "SELECT count(*) FROM sessions") == "2");
+}
+
+TEST_CASE("an import that fails after its second lane committed drops that lane's tables itself", "[pg][fleet][crash]") {
+    const std::string uri = pg_schema_uri("failed");
+    const Trace t = load_trace(sample("xapic.dat"));
+    const auto store = storage::open_store(uri, storage::Store::Mode::ReadWrite);
+    const auto visible = [&](std::int64_t id) {
+        return std::stoll(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'failed' AND tablename LIKE '%\\_s" + std::to_string(id) + "'"));
+    };
+    {
+        auto sink = store->begin_session("failing", storage::SessionMeta(t.meta), "f00d", storage::NameClash::Refuse);
+        for (const Event& e : t.events) sink->events().insert({e, std::nullopt, std::nullopt});
+        sink->end_events();
+        // lane 1 commits its tables once its last chunk is in (seen from here: lane 0's
+        // are the import's own, uncommitted); then the import fails before its commit
+        for (int i = 0; i < 200 && visible(sink->id()) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        REQUIRE(visible(sink->id()) > 0);
+        CHECK(cell(uri, "SELECT count(*) FROM events") == "0");
+    }
+    CHECK(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'failed' AND tablename ~ '_s[0-9]+$'") == "0");
+    CHECK(cell(uri, "SELECT count(*) FROM sessions") == "0");
 }
 
 TEST_CASE("a query during a PostgreSQL import answers and sees no part of the session", "[pg][fleet][concurrency]") {
