@@ -230,6 +230,25 @@ TEST_CASE("an import that fails after its second lane committed drops that lane'
     CHECK(cell(uri, "SELECT count(*) FROM sessions") == "0");
 }
 
+TEST_CASE("an import whose second connection the server refuses keeps to one", "[pg][fleet]") {
+    // a role allowed one connection (made by the test server's superuser)
+    std::string admin = pg_server_uri();
+    admin.replace(admin.find("user=irqflow"), 12, "user=postgres");
+    storage::PgConnection su(admin);
+    su.exec("DROP SCHEMA IF EXISTS single CASCADE; DROP ROLE IF EXISTS irqflow_single; CREATE ROLE irqflow_single LOGIN CONNECTION LIMIT 1; "
+            "CREATE SCHEMA single AUTHORIZATION irqflow_single");
+    std::string uri = pg_server_uri();
+    uri.replace(uri.find("user=irqflow"), 12, "user=irqflow_single");
+    uri += "&options=-csearch_path%3Dsingle";
+    const auto r = import(uri, "xapic.dat");
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK(cell(uri, "SELECT count(*) FROM events") == "150406");
+    CHECK(cell(uri, "SELECT count(DISTINCT t.xmin::text) FROM pg_type t JOIN pg_class c ON c.reltype = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE n.nspname = 'single' AND c.relkind = 'r' AND c.relname LIKE 'kvm\\_%\\_s1'") == "1");
+    su.exec("DROP SCHEMA single CASCADE; DROP ROLE irqflow_single");
+}
+
 TEST_CASE("a query during a PostgreSQL import answers and sees no part of the session", "[pg][fleet][concurrency]") {
     const std::string uri = pg_schema_uri("during");
     REQUIRE(import(uri, "pveoi-on-midflight-v6.dat").status == 0);

@@ -105,9 +105,10 @@ struct CopyTable {
 
 // One COPY stream: a thread owning a connection COPYs the chunks pushed to it, while
 // the importer formats the next ones. Lane 0 uses the import's own connection, inside
-// its transaction. Another lane opens a connection of its own at its first chunk, COPYs
-// in a transaction of its own and commits it once its last chunk is in — its tables
-// still attached to nothing (storage/README.md, "PostgreSQL") — while the import goes on.
+// its transaction. Another lane opens a connection of its own when first given a table,
+// COPYs in a transaction of its own and commits it once its last chunk is in — its
+// tables still attached to nothing (storage/README.md, "PostgreSQL") — while the import
+// goes on.
 class CopyLane {
 public:
     using Pipe = BatchPipe<Chunk, 1, 4>;
@@ -142,6 +143,19 @@ public:
         if (thread_.joinable()) thread_.join();
         return error_;
     }
+    // A lane of its own: whether it has its connection, opening it on the first ask. A
+    // server at its connection limit refuses it; the import then keeps to lane 0.
+    bool connected() {
+        if (c_) return true;
+        if (refused_) return false;
+        try {
+            own_ = store_.open_connection();
+            c_ = own_.get();
+        } catch (const StorageError&) {
+            refused_ = true;
+        }
+        return c_ != nullptr;
+    }
     bool failed() const { return failed_; }
     bool committed() const { return committed_; }
     std::size_t bytes() const { return bytes_; }
@@ -153,9 +167,7 @@ private:
             while (pipe_.pop(b))
                 for (Chunk& chunk : b) {
                     if (abandon_) continue;
-                    if (!c_) {
-                        own_ = store_.open_connection();
-                        c_ = own_.get();
+                    if (own_ && !txn_) {
                         // no wait for the disk at this commit: the import's own, later in
                         // the same WAL, waits for both
                         txn_.emplace(*c_, "BEGIN; SET LOCAL synchronous_commit = off");
@@ -184,7 +196,7 @@ private:
         }
     }
     std::vector<CopyTable>& tables_;
-    PgConnection* c_;
+    PgConnection* c_;  // set before the first chunk is pushed
     const PgStore& store_;
     std::unique_ptr<PgConnection> own_;
     std::optional<PgTransaction> txn_;  // a lane of its own's; goes before own_
@@ -194,6 +206,7 @@ private:
     std::exception_ptr error_;
     std::atomic<bool> failed_ = false, abandon_ = false;
     bool committed_ = false;  // read after wait()
+    bool refused_ = false;
     std::thread thread_;
 };
 
@@ -253,7 +266,7 @@ private:
             table.lane = 0;
             if (full)
                 for (std::size_t l = 1; l < kLanes; ++l)
-                    if (lanes_[l]->bytes() < lanes_[static_cast<std::size_t>(table.lane)]->bytes()) table.lane = static_cast<int>(l);
+                    if (lanes_[l]->bytes() < lanes_[static_cast<std::size_t>(table.lane)]->bytes() && lanes_[l]->connected()) table.lane = static_cast<int>(l);
         }
         for (auto& l : lanes_)
             if (l->failed()) {
