@@ -251,7 +251,7 @@ public:
     // Whether table `t` got rows (and so exists); after wait_all().
     bool created(std::size_t t) const { return tables_[t].created; }
     // The tables other lanes committed, which stay if the import fails before its
-    // commit; after wait_all() or abandon().
+    // commit; after abandon().
     std::vector<std::string> committed_elsewhere() const {
         std::vector<std::string> out;
         for (const auto& t : tables_)
@@ -324,16 +324,15 @@ public:
         chunks_ = std::make_unique<ChunkWriter>(c_, store_, std::move(tables));  // from here on the connection is lane 0's until end_events
     }
     ~PgSessionSink() override {
-        if (chunks_) {  // failed before commit
-            chunks_->abandon();
-            abandoned_ = chunks_->committed_elsewhere();
-            chunks_.reset();
-        }
-        if (abandoned_.empty()) return;
+        if (!chunks_) return;  // committed
+        chunks_->abandon();
+        const auto left = chunks_->committed_elsewhere();
+        chunks_.reset();
+        if (left.empty()) return;
         txn_.reset();  // rolled back: the tables another lane committed are left, ours to drop
         try {
             std::string sql;
-            for (const auto& t : abandoned_) sql += "DROP TABLE IF EXISTS " + t + ";\n";
+            for (const auto& t : left) sql += "DROP TABLE IF EXISTS " + t + ";\n";
             c_.exec(sql);
         } catch (const StorageError&) {
             // the connection is gone: the next writer's sweep drops them (pg_store.hpp)
@@ -407,11 +406,9 @@ public:
 
     void commit(std::int64_t first_ts, std::int64_t last_ts, std::uint64_t records, std::string_view semantics) override {
         chunks_->wait_all();  // the other lanes' tables committed, ready to attach
-        abandoned_ = chunks_->committed_elsewhere();
         for (EventKind k : stored_kinds())
             if (chunks_->created(static_cast<std::size_t>(k))) attach_ += pg_attach_ddl(table_named(std::string(event_table(k))), id_) + ";\n";
         if (chunks_->created(static_cast<std::size_t>(EventKind::Count_))) attach_ += pg_attach_ddl(table_named("gaps"), id_) + ";\n";
-        chunks_.reset();
         // exits written before their host time was known (a vCPU long out of the guest)
         if (!fixes_.empty()) {
             std::string records_list = "{", hosts = "{";
@@ -431,7 +428,7 @@ public:
         for (const auto& [sql, values] : shared_) c_.query(sql, values);
         if (!attach_.empty()) c_.exec(attach_);
         txn_->commit();
-        abandoned_.clear();
+        chunks_.reset();  // from here the destructor has nothing to undo
     }
 
 private:
@@ -478,8 +475,7 @@ private:
     std::int64_t id_ = 0;
     std::string name_;
     std::string attach_;
-    std::vector<std::string> abandoned_;  // tables other lanes committed, until this transaction commits
-    std::unique_ptr<ChunkWriter> chunks_;  // destroyed first: its threads let go of the connections
+    std::unique_ptr<ChunkWriter> chunks_;  // until commit; destroyed first: its threads let go of the connections
     std::unordered_map<std::uint64_t, std::int64_t> early_;  // vm_vcpu_key → record of its exit written early
     std::vector<std::pair<std::int64_t, std::int64_t>> fixes_;  // (record, host_ns)
     std::vector<std::pair<std::string, std::vector<std::optional<std::string>>>> shared_;
