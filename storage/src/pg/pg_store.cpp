@@ -50,13 +50,13 @@ void PgStore::drop_abandoned_tables() {
         "AND p.relname = regexp_replace(c.relname, '_s[0-9]+$', ''))");
     for (const auto& r : candidates.rows) {
         const std::string table = "\"" + r[0].value_or("") + "\"";
-        const std::string session = std::to_string(to_i64(r[1]));
+        const std::int64_t session = to_i64(r[1]);
         try {
             PgTransaction t(c_, "BEGIN");
-            if (c_.query("SELECT pg_try_advisory_xact_lock(" + pg_import_lock(to_i64(r[1])) + ")").rows.at(0).at(0) != "t") continue;  // its import runs
+            if (c_.query("SELECT pg_try_advisory_xact_lock(" + pg_import_lock(session) + ")").rows.at(0).at(0) != "t") continue;  // its import runs
             // the lock is ours: its import ended, and if it committed, it attached the table
             if (c_.query("SELECT 1 FROM pg_class WHERE oid = to_regclass($1) AND NOT relispartition AND NOT EXISTS (SELECT 1 FROM sessions WHERE id = $2)",
-                         {table, session})
+                         {table, std::to_string(session)})
                     .rows.empty())
                 continue;
             c_.exec("DROP TABLE " + table);
