@@ -45,13 +45,25 @@ RunResult import(const std::string& uri, const std::string& sample_name, const s
     return run(cli() + " import " + q(sample(sample_name)) + " --db " + q(uri) + " " + extra, true);
 }
 
+// `uri` (as the role irqflow) connecting as `role` instead.
+std::string as_role(std::string uri, const std::string& role) {
+    uri.replace(uri.find("user=irqflow"), 12, "user=" + role);
+    return uri;
+}
+
 // The reader role of .ci/pg-server, given what README's fleet section grants it.
 std::string reader_uri(const std::string& uri, const std::string& schema) {
     storage::PgConnection c(uri);
     c.exec("GRANT USAGE ON SCHEMA \"" + schema + "\" TO irqflow_reader; GRANT SELECT ON ALL TABLES IN SCHEMA \"" + schema + "\" TO irqflow_reader");
-    std::string r = uri;
-    r.replace(r.find("user=irqflow"), 12, "user=irqflow_reader");
-    return r;
+    return as_role(uri, "irqflow_reader");
+}
+
+// How many transactions made session `session`'s event tables in `schema` (a table's
+// row type in pg_type keeps its maker's xid; ATTACH rewrites the pg_class and
+// pg_attribute rows): one per COPY lane used.
+std::string table_makers(const std::string& uri, const std::string& schema, int session) {
+    return cell(uri, "SELECT count(DISTINCT t.xmin::text) FROM pg_type t JOIN pg_class c ON c.reltype = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace "
+                     "WHERE n.nspname = '" + schema + "' AND c.relkind = 'r' AND c.relname LIKE 'kvm\\_%\\_s" + std::to_string(session) + "'");
 }
 
 }  // namespace
@@ -232,20 +244,15 @@ TEST_CASE("an import that fails after its second lane committed drops that lane'
 
 TEST_CASE("an import whose second connection the server refuses keeps to one", "[pg][fleet]") {
     // a role allowed one connection (made by the test server's superuser)
-    std::string admin = pg_server_uri();
-    admin.replace(admin.find("user=irqflow"), 12, "user=postgres");
-    storage::PgConnection su(admin);
+    storage::PgConnection su(as_role(pg_server_uri(), "postgres"));
     su.exec("DROP SCHEMA IF EXISTS single CASCADE; DROP ROLE IF EXISTS irqflow_single; CREATE ROLE irqflow_single LOGIN CONNECTION LIMIT 1; "
             "CREATE SCHEMA single AUTHORIZATION irqflow_single");
-    std::string uri = pg_server_uri();
-    uri.replace(uri.find("user=irqflow"), 12, "user=irqflow_single");
-    uri += "&options=-csearch_path%3Dsingle";
+    const std::string uri = as_role(pg_server_uri(), "irqflow_single") + "&options=-csearch_path%3Dsingle";
     const auto r = import(uri, "xapic.dat");
     INFO(r.out);
     REQUIRE(r.status == 0);
     CHECK(cell(uri, "SELECT count(*) FROM events") == "150406");
-    CHECK(cell(uri, "SELECT count(DISTINCT t.xmin::text) FROM pg_type t JOIN pg_class c ON c.reltype = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace "
-                    "WHERE n.nspname = 'single' AND c.relkind = 'r' AND c.relname LIKE 'kvm\\_%\\_s1'") == "1");
+    CHECK(table_makers(uri, "single", 1) == "1");
     su.exec("DROP SCHEMA single CASCADE; DROP ROLE irqflow_single");
 }
 
@@ -333,15 +340,9 @@ TEST_CASE("rm on PostgreSQL drops the session's partitions, and a per-session qu
     CHECK(cell(uri, "SELECT count(*) FROM kvm_hv_send_ipi WHERE session = 1") == "0");
     CHECK(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'partitions' AND tablename = 'kvm_hv_send_ipi_s1'") == "0");
     CHECK(cell(uri, "SELECT count(*) FROM pg_tables WHERE schemaname = 'partitions' AND tablename = 'kvm_exit_s1'") == "1");
-    // xapic.dat's exits and entries each fill several COPY chunks: two lanes, two
-    // transactions made its tables (a table's row type in pg_type keeps its maker's xid;
-    // ATTACH rewrites the pg_class and pg_attribute rows)
-    const auto makers = [&](int session) {
-        return cell(uri, "SELECT count(DISTINCT t.xmin::text) FROM pg_type t JOIN pg_class c ON c.reltype = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace "
-                         "WHERE n.nspname = 'partitions' AND c.relkind = 'r' AND c.relname LIKE 'kvm\\_%\\_s" + std::to_string(session) + "'");
-    };
-    CHECK(makers(2) == "2");
-    CHECK(makers(1) == "1");  // 31 k events: no table fills a chunk, one lane
+    // xapic.dat's exits and entries each fill several COPY chunks: two lanes
+    CHECK(table_makers(uri, "partitions", 2) == "2");
+    CHECK(table_makers(uri, "partitions", 1) == "1");  // 31 k events: no table fills a chunk, one lane
     // the plan of a session's exits names its partition only
     storage::PgConnection c(uri);
     std::string plan;
