@@ -21,18 +21,23 @@ inline std::string one(storage::Store& d, const std::string& sql) {
     return r.rows[0][0].value_or("NULL");
 }
 
-// A sample imported as `import` would, with its serial log when asked.
-inline std::int64_t import_sample(storage::Store& d, const std::string& name, bool serial = false) {
-    Trace t = load_trace(sample(name));
+// A trace file imported as `import` would, under `name`, with a serial log when given.
+inline std::int64_t import_trace_file(storage::Store& d, const std::string& name, const std::string& path, const std::string& serial_log = "") {
+    Trace t = load_trace(path);
     std::optional<SerialLog> log;
-    if (serial) {
-        log = read_serial_log(sample(name.substr(0, name.size() - 4) + "-serial.log"));
+    if (!serial_log.empty()) {
+        log = read_serial_log(serial_log);
         align_serial(t, *log);
     }
     replay::ReplayOptions o;
     o.collect_details = true;
     const auto r = replay::replay(t, o);
-    return d.import_session(name, t, storage::sha256(read_file(sample(name))), r, log ? &*log : nullptr);
+    return d.import_session(name, t, storage::sha256(read_file(path)), r, log ? &*log : nullptr);
+}
+
+// A sample imported as `import` would, with its serial log when asked.
+inline std::int64_t import_sample(storage::Store& d, const std::string& name, bool serial = false) {
+    return import_trace_file(d, name, sample(name), serial ? sample(name.substr(0, name.size() - 4) + "-serial.log") : "");
 }
 
 // A scratch path with no database (nor its -wal/-shm) at it.

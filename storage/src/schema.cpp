@@ -225,6 +225,18 @@ INSERT INTO session_totals
 DROP VIEW session_diffs;
 DROP VIEW session_rates;
 )sql" + session_compare_views_ddl(),
+        // 8: ipi_counts, what ipi_fanout groups, counted once at import: the view read
+        // every IPI row of every session, over a second on a fleet's 50 sessions
+        // (storage/README.md, "How fast"). The same rows and columns as before.
+        R"sql(
+CREATE TABLE ipi_counts (session INTEGER NOT NULL, kind TEXT NOT NULL, vector INTEGER NOT NULL, destinations INTEGER NOT NULL,
+  ipis INTEGER NOT NULL, mismatched INTEGER NOT NULL, PRIMARY KEY (session, kind, vector, destinations)) WITHOUT ROWID;
+INSERT INTO ipi_counts
+  SELECT session, kind, vector, destinations, count(*), coalesce(sum(delivered != destinations), 0) FROM ipis GROUP BY session, kind, vector, destinations;
+DROP VIEW ipi_fanout;
+CREATE VIEW ipi_fanout AS
+  SELECT session, kind, printf('0x%02x', vector) AS vector, destinations, ipis, mismatched FROM ipi_counts;
+)sql",
     };
     return m;
 }

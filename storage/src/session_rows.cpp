@@ -69,6 +69,26 @@ void write_replay(TableSink& out, std::int64_t id, const ReplayResult& r) {
                  v.add(std::string_view(replay::to_string(p.kind))).add(static_cast<std::int64_t>(p.vector)).add(static_cast<std::int64_t>(p.delivery_mode)).add(p.exact ? 1 : 0);
                  v.add(static_cast<std::int64_t>(p.expected.size())).add(static_cast<std::int64_t>(p.received.size()));
              });
+    // what ipi_fanout shows, counted here once (schema 8): by_fanout has each group's IPIs together
+    struct FanoutCount {
+        std::size_t first;  // an IPI of the group, in by_fanout
+        std::int64_t ipis = 0, mismatched = 0;
+    };
+    std::vector<FanoutCount> fanout;
+    auto group = [&](std::size_t k) {
+        const auto& p = r.ipis[by_fanout[k]];
+        return std::tuple{std::string_view(replay::to_string(p.kind)), p.vector, p.expected.size()};
+    };
+    for (std::size_t k = 0; k < by_fanout.size(); ++k) {
+        if (fanout.empty() || group(fanout.back().first) != group(k)) fanout.push_back({k});
+        const auto& p = r.ipis[by_fanout[k]];
+        ++fanout.back().ipis;
+        fanout.back().mismatched += p.received.size() != p.expected.size();
+    }
+    out.rows("ipi_counts", {"session", "kind", "vector", "destinations", "ipis", "mismatched"}, fanout.size(), [&](Values& v, std::size_t k) {
+        const auto [kind, vector, destinations] = group(fanout[k].first);
+        v.add(id).add(kind).add(static_cast<std::int64_t>(vector)).add(static_cast<std::int64_t>(destinations)).add(fanout[k].ipis).add(fanout[k].mismatched);
+    });
     struct Destination {
         std::int64_t ipi;
         std::uint32_t apic;

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <sstream>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "backends.hpp"
 #include "pg/pg_store.hpp"
 #include "helpers.hpp"
+#include "storage_helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/storage/store.hpp"
 #include "session_sink.hpp"
@@ -254,6 +256,47 @@ TEST_CASE("an import whose second connection the server refuses keeps to one", "
     CHECK(cell(uri, "SELECT count(*) FROM events") == "150406");
     CHECK(table_makers(uri, "single", 1) == "1");
     su.exec("DROP SCHEMA single CASCADE; DROP ROLE irqflow_single");
+}
+
+TEST_CASE("a PostgreSQL migration waits for the imports in flight and migrates their rows, and an import it overtook fails", "[pg][fleet][concurrency]") {
+    const std::string uri = pg_schema_uri("migrating");
+    REQUIRE(import(uri, "pvipi-off.dat").status == 0);
+    pg_back_to_schema_7(uri);
+    // an import of version 7 in flight: its sessions row and an IPI partition, not committed
+    storage::PgConnection older(uri);
+    older.exec("BEGIN; INSERT INTO sessions (id, name, source, source_sha256) VALUES (900, 'in-flight', 'x.dat', 'beef'); "
+               "CREATE TABLE ipis_s900 (LIKE ipis INCLUDING DEFAULTS, CHECK (session IS NOT NULL AND session = 900)); "
+               "INSERT INTO ipis_s900 (session, id, kind, vector, destinations, delivered) VALUES (900, 0, 'ICR write', 253, 2, 1), (900, 1, 'ICR write', 253, 2, 2); "
+               "ALTER TABLE ipis ATTACH PARTITION ipis_s900 FOR VALUES IN (900)");
+    std::atomic<bool> migrated{false};
+    std::string error;
+    std::thread writer([&] {
+        try {
+            storage::open_store(uri, storage::Store::Mode::ReadWrite);
+            migrated = true;
+        } catch (const std::exception& e) {
+            error = e.what();
+        }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    CHECK_FALSE(migrated);  // waiting for the import in flight
+    older.exec("COMMIT");
+    writer.join();
+    REQUIRE(error.empty());
+    CHECK(migrated);
+    CHECK(cell(uri, "SELECT max(version) FROM irqflow_schema") == std::to_string(storage::kSchemaVersion));
+    CHECK(cell(uri, "SELECT ipis || ' ' || mismatched FROM ipi_fanout WHERE session = 900") == "2 1");
+    CHECK(cell(uri, "SELECT count(*) FROM ipi_counts WHERE session = 1") != "0");
+
+    // an import whose store opened before a migration committed fails instead of writing
+    // rows of the old shape (a newer irqflow's version, set by hand)
+    const auto store = storage::open_store(uri, storage::Store::Mode::ReadWrite);
+    storage::PgConnection(uri).exec("UPDATE irqflow_schema SET version = " + std::to_string(storage::kSchemaVersion + 1));
+    CHECK_THROWS_WITH(import_sample(*store, "pveoi-on-midflight-v6.dat"),
+                      Catch::Contains("migrated to version " + std::to_string(storage::kSchemaVersion + 1) + " while this import ran") &&
+                          Catch::Contains("newer irqflow"));
+    storage::PgConnection(uri).exec("UPDATE irqflow_schema SET version = " + std::to_string(storage::kSchemaVersion));
+    CHECK(cell(uri, "SELECT count(*) FROM sessions") == "2");
 }
 
 TEST_CASE("a query during a PostgreSQL import answers and sees no part of the session", "[pg][fleet][concurrency]") {

@@ -3,6 +3,8 @@
 // trace they came from (storage/README.md, "Backends").
 #include <catch2/catch.hpp>
 
+#include <sqlite3.h>
+
 #include <map>
 
 #include "backends.hpp"
@@ -162,10 +164,67 @@ TEST_CASE("the same trace twice is refused by content hash and rm removes a sess
     CHECK(one(d, "SELECT count(*) FROM events WHERE session = 1") == "0");
     CHECK(one(d, "SELECT count(*) FROM events WHERE session = 2") == one(d, "SELECT event_count FROM sessions WHERE id = 2"));
     for (const char* table : {"event_tables", "event_names", "gaps", "vcpus", "serial_lines", "exits", "exit_counts",
-                              "interrupts", "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats"})
+                              "interrupts", "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats", "session_totals",
+                              "ipi_counts"})
         CHECK(one(d, std::string("SELECT count(*) FROM ") + table + " WHERE session = 1") == "0");
     CHECK(one(d, "SELECT count(*) FROM events WHERE session = 2") == "150406");
     CHECK_FALSE(d.remove_session("nope"));
+}
+
+TEST_CASE("schema 8: ipi_fanout reads ipi_counts, counted at import, and a version-7 store migrates to the same rows", "[storage]") {
+    const std::string backend = GENERATE(as<std::string>{}, "sqlite", "postgresql");
+    INFO(backend);
+    const std::string where = fresh_store_location(backend, "ipicounts");
+    // what version 7's ipi_fanout gave: every IPI row grouped
+    const std::string grouped =
+        "SELECT session || ' ' || kind || ' ' || vector || ' ' || destinations || ' ' || count(*) || ' ' || sum(CASE WHEN delivered != destinations THEN 1 ELSE 0 END) "
+        "FROM ipis GROUP BY session, kind, vector, destinations ORDER BY session, kind, vector, destinations";
+    const std::string fanout = "SELECT session || ' ' || kind || ' ' || vector || ' ' || destinations || ' ' || ipis || ' ' || mismatched FROM ipi_counts "
+                               "ORDER BY session, kind, vector, destinations";
+    auto lines = [](storage::Store& d, const std::string& sql) {
+        std::string out;
+        for (const auto& r : d.query(sql).rows) out += r.at(0).value_or("NULL") + "\n";
+        return out;
+    };
+    std::string want;
+    {
+        const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
+        import_sample(*store, "pvipi-off.dat");
+        import_trace_file(*store, "missing-dest", std::string(IRQFLOW_SOURCE) + "/tests/replay/cases/IPI-MISSING-DEST-fires.txt");
+        import_sample(*store, "hyperv.dat");
+        want = lines(*store, grouped);
+        CHECK(lines(*store, fanout) == want);
+        CHECK(one(*store, "SELECT sum(mismatched) FROM ipi_fanout WHERE session = 2") == "1");  // the IPI that missed a destination
+        CHECK(one(*store, "SELECT count(DISTINCT kind) FROM ipi_fanout") == "2");  // ICR writes, Hyper-V IPIs
+    }
+    // back to version 7 by hand: no ipi_counts, the view grouping ipis
+    if (backend == "postgresql") {
+        pg_back_to_schema_7(where);
+        // a reader does not migrate: it says who will
+        CHECK_THROWS_WITH(storage::open_store(where, storage::Store::Mode::ReadOnly), Catch::Contains("must be migrated to 8 first"));
+    } else {
+        sqlite3* raw = nullptr;
+        REQUIRE(sqlite3_open(where.c_str(), &raw) == SQLITE_OK);
+        CHECK(sqlite3_exec(raw, "DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, printf('0x%02x', vector) AS vector, "
+                 "destinations, count(*) AS ipis, sum(delivered != destinations) AS mismatched FROM ipis GROUP BY session, kind, vector, destinations; "
+                 "PRAGMA user_version = 7", nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(raw);
+    }
+    const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
+    CHECK(one(*store, "SELECT count(*) FROM ipi_counts") != "0");
+    CHECK(lines(*store, fanout) == want);
+    CHECK(lines(*store, "SELECT session || ' ' || kind || ' ' || vector || ' ' || destinations || ' ' || ipis || ' ' || mismatched FROM ipi_fanout "
+                        "ORDER BY session, kind, vector, destinations") ==
+          lines(*store, "SELECT session || ' ' || kind || ' ' || vector || ' ' || destinations || ' ' || count(*) || ' ' || "
+                        "sum(CASE WHEN delivered != destinations THEN 1 ELSE 0 END) FROM (SELECT session, kind, " +
+                            std::string(backend == "postgresql" ? "'0x' || lpad(to_hex(vector), 2, '0')" : "printf('0x%02x', vector)") +
+                            " AS vector, destinations, delivered FROM ipis) i GROUP BY session, kind, vector, destinations ORDER BY session, kind, vector, destinations"));
+    // and takes new sessions, counted as before
+    import_sample(*store, "pveoi-on.dat");
+    CHECK(lines(*store, fanout) == lines(*store, grouped));
+    CHECK(one(*store, "SELECT count(DISTINCT kind) FROM ipi_fanout") == "3");  // and PV IPI hypercalls
+    if (backend == "postgresql")  // one partition per session with IPIs, as an import makes
+        CHECK(one(*store, "SELECT count(*) FROM pg_inherits WHERE inhparent = 'ipi_counts'::regclass") == "4");
 }
 
 TEST_CASE("a stored session reads back as the trace it came from and replays the same", "[storage][samples]") {

@@ -315,6 +315,11 @@ public:
             }
         }
         name_ = unique;
+        // A migration waits for this import from here on (its INSERT holds `sessions`); one
+        // that committed after this store was opened makes these rows the wrong shape.
+        if (const auto v = c_.query("SELECT max(version) FROM irqflow_schema").rows.at(0).at(0); v != std::to_string(kSchemaVersion))
+            throw StorageError(store.where() + ": the schema was migrated to version " + v.value_or("none") + " while this import ran; run it again" +
+                               (v && std::stoi(*v) > kSchemaVersion ? " with a newer irqflow" : ""));
         // held until this transaction ends: the tables of this session that another lane
         // commits are work in progress, not a killed import's leftovers (pg_store.hpp)
         c_.exec("SELECT pg_advisory_xact_lock(" + pg_import_lock(id_) + ")");

@@ -5,6 +5,7 @@
 
 #include "../event_tables.hpp"
 #include "../session_builder.hpp"
+#include "pg_migrations.hpp"
 #include "pg_schema.hpp"
 #include "pg_views.hpp"
 
@@ -94,9 +95,20 @@ void PgStore::create_or_check_schema() {
     } else if (*v > kSchemaVersion) {
         throw StorageError(where() + ": schema version " + std::to_string(*v) + " is newer than this irqflow understands (" + std::to_string(kSchemaVersion) +
                            "); refusing to use it (use a newer irqflow)");
+    } else if (*v < kFirstPgSchemaVersion) {
+        throw StorageError(where() + ": schema version " + std::to_string(*v) + " is older than any PostgreSQL schema irqflow wrote (" +
+                           std::to_string(kFirstPgSchemaVersion) + "); refusing to use it");
+    } else if (*v < kSchemaVersion && readonly_) {
+        throw StorageError(where() + ": schema version " + std::to_string(*v) + " must be migrated to " + std::to_string(kSchemaVersion) +
+                           " first: the next import, push or rm by the schema's owner migrates it");
     } else if (*v < kSchemaVersion) {
-        throw StorageError(where() + ": schema version " + std::to_string(*v) + " is older than this irqflow's (" + std::to_string(kSchemaVersion) +
-                           ") and PostgreSQL schemas are not migrated yet: push its sessions into a new database");
+        // Imports in flight (each holds `sessions` in ROW EXCLUSIVE mode from its INSERT
+        // until it ends; so does rm) are waited for, so their rows are migrated too, and new ones wait for the migration;
+        // an import that opened before re-checks the version after its sessions row
+        // (pg_session_sink.cpp). Then the publish lock, as an import's commit takes it:
+        // readers plan wholly before the new tables and views or wholly after.
+        c_.exec("LOCK TABLE sessions IN SHARE ROW EXCLUSIVE MODE; SELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ")");
+        for (int from = *v; from < kSchemaVersion; ++from) pg_migrate_step(c_, from);
     }
     t.commit();
 }

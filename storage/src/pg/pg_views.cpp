@@ -24,6 +24,13 @@ std::string replaced_all(std::string sql, const std::string& from, const std::st
 
 }  // namespace
 
+std::string pg_ipi_fanout_view_ddl() {
+    // version 8's (storage/src/schema.cpp)
+    return R"sql(CREATE VIEW ipi_fanout AS
+  SELECT session, kind, '0x' || lpad(to_hex(vector), 2, '0') AS vector, destinations, ipis, mismatched FROM ipi_counts;
+)sql";
+}
+
 std::string pg_views_ddl() {
     // events, exits, intervals: generated for both; SQLite tests an integer for truth
     std::string sql = replaced(event_views_ddl(), "CASE WHEN halted THEN", "CASE WHEN halted <> 0 THEN");
@@ -42,10 +49,6 @@ CREATE VIEW pv_eoi_hit_rate AS
     (SELECT value FROM stats WHERE session = s.id AND key = 'pv_eoi_hit_rate') AS hit_rate,
     (SELECT value FROM stats WHERE session = s.id AND key = 'exits_saved_pv_eoi') AS exits_saved
   FROM sessions s;
-CREATE VIEW ipi_fanout AS
-  SELECT session, kind, '0x' || lpad(to_hex(vector), 2, '0') AS vector, destinations, count(*) AS ipis,
-         sum((delivered != destinations)::int) AS mismatched
-  FROM ipis GROUP BY session, kind, vector, destinations;
 CREATE VIEW findings_with_evidence AS
   SELECT f.session, f.id, f.rule, f.severity, f.vcpu, f.ts_ns, f.record, f.expected, f.observed, f.caused_by, f.resync,
     (SELECT string_agg(c.record || ': ' || c.what, '; ' ORDER BY c.ord) FROM finding_chain c
@@ -54,6 +57,7 @@ CREATE VIEW findings_with_evidence AS
 )sql";
     // session_rates and session_diffs: SQLite's text with PostgreSQL's arithmetic in
     // double precision (its 1e9 and 1.0 are numeric) and the derived table named
+    sql += pg_ipi_fanout_view_ddl();
     std::string cmp = session_compare_views_ddl();
     for (const char* literal : {"1e9", "1.0 *", "100.0 *"}) {
         const std::string from = literal, to = from.substr(0, from.find(' ')) + "::float8" + from.substr(std::min(from.size(), from.find(' ')));

@@ -1,0 +1,44 @@
+#include "pg_migrations.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "pg_schema.hpp"
+#include "pg_views.hpp"
+
+namespace irqflow::storage {
+namespace {
+
+const PgTable& table_named(const std::string& name) {
+    const auto& all = pg_tables();
+    const auto t = std::find_if(all.begin(), all.end(), [&](const PgTable& x) { return x.name == name; });
+    if (t == all.end()) throw StorageError("PostgreSQL migration: this build has no table " + name);
+    return *t;
+}
+
+// 7 → 8: ipi_counts, filled from each session's IPIs; ipi_fanout reads it.
+void to_8(PgConnection& c) {
+    const PgTable& counts = table_named("ipi_counts");
+    std::string sql = counts.ddl + ";\n";
+    // a partition for each session with IPIs, as an import makes one for a table with rows
+    for (const auto& r : c.query("SELECT DISTINCT session FROM ipis").rows) {
+        const long long session = std::stoll(r.at(0).value_or("0"));
+        sql += pg_session_table_ddl(counts, session) + ";\n" + pg_attach_ddl(counts, session) + ";\n";
+    }
+    sql += "INSERT INTO ipi_counts SELECT session, kind, vector, destinations, count(*), coalesce(sum((delivered != destinations)::int), 0) "
+           "FROM ipis GROUP BY session, kind, vector, destinations;\n";
+    sql += "DROP VIEW ipi_fanout;\n" + pg_ipi_fanout_view_ddl();
+    c.exec(sql);
+}
+
+}  // namespace
+
+void pg_migrate_step(PgConnection& c, int from) {
+    switch (from) {
+    case 7: to_8(c); break;
+    default: throw StorageError(c.where() + ": no PostgreSQL migration from schema version " + std::to_string(from));
+    }
+    c.exec("UPDATE irqflow_schema SET version = " + std::to_string(from + 1));
+}
+
+}  // namespace irqflow::storage
