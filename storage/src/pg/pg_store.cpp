@@ -103,10 +103,11 @@ void PgStore::create_or_check_schema() {
                            " first: the next import, push or rm by the schema's owner migrates it");
     } else if (*v < kSchemaVersion) {
         // Imports in flight (each holds `sessions` in ROW EXCLUSIVE mode from its INSERT
-        // until it ends; so does rm) are waited for, so their rows are migrated too, and new ones wait for the migration;
-        // an import that opened before re-checks the version after its sessions row
-        // (pg_session_sink.cpp). Then the publish lock, as an import's commit takes it:
-        // readers plan wholly before the new tables and views or wholly after.
+        // until it ends; so does rm) are waited for, so their rows are migrated too, and
+        // new ones wait for the migration; an import that opened before re-checks the
+        // version after its sessions row (pg_session_sink.cpp). Then the publish lock, as
+        // an import's commit takes it: readers plan wholly before the new tables and
+        // views or wholly after.
         c_.exec("LOCK TABLE sessions IN SHARE ROW EXCLUSIVE MODE; SELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ")");
         for (int from = *v; from < kSchemaVersion; ++from) pg_migrate_step(c_, from);
     }

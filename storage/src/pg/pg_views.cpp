@@ -34,7 +34,7 @@ std::string pg_ipi_fanout_view_ddl() {
 std::string pg_views_ddl() {
     // events, exits, intervals: generated for both; SQLite tests an integer for truth
     std::string sql = replaced(event_views_ddl(), "CASE WHEN halted THEN", "CASE WHEN halted <> 0 THEN");
-    // versions 2 and 4's views (storage/src/schema.cpp) in PostgreSQL's dialect:
+    // versions 2 and 4's other views (storage/src/schema.cpp) in PostgreSQL's dialect:
     // format/lpad/to_hex for printf, string_agg for group_concat, comparisons counted
     // as ::int (PostgreSQL does not add booleans)
     sql += R"sql(
@@ -55,9 +55,9 @@ CREATE VIEW findings_with_evidence AS
        WHERE c.session = f.session AND c.finding = f.id) AS evidence
   FROM findings f;
 )sql";
+    sql += pg_ipi_fanout_view_ddl();
     // session_rates and session_diffs: SQLite's text with PostgreSQL's arithmetic in
     // double precision (its 1e9 and 1.0 are numeric) and the derived table named
-    sql += pg_ipi_fanout_view_ddl();
     std::string cmp = session_compare_views_ddl();
     for (const char* literal : {"1e9", "1.0 *", "100.0 *"}) {
         const std::string from = literal, to = from.substr(0, from.find(' ')) + "::float8" + from.substr(std::min(from.size(), from.find(' ')));
