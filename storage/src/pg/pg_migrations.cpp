@@ -1,6 +1,5 @@
 #include "pg_migrations.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "pg_schema.hpp"
@@ -9,16 +8,9 @@
 namespace irqflow::storage {
 namespace {
 
-const PgTable& table_named(const std::string& name) {
-    const auto& all = pg_tables();
-    const auto t = std::find_if(all.begin(), all.end(), [&](const PgTable& x) { return x.name == name; });
-    if (t == all.end()) throw StorageError("PostgreSQL migration: this build has no table " + name);
-    return *t;
-}
-
 // 7 → 8: ipi_counts, filled from each session's IPIs; ipi_fanout reads it.
 void to_8(PgConnection& c) {
-    const PgTable& counts = table_named("ipi_counts");
+    const PgTable& counts = pg_table("ipi_counts");
     std::string sql = counts.ddl + ";\n";
     // a partition for each session with IPIs, as an import makes one for a table with rows
     for (const auto& r : c.query("SELECT DISTINCT session FROM ipis").rows) {

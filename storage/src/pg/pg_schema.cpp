@@ -82,6 +82,12 @@ const std::vector<PgTable>& pg_tables() {
     return tables;
 }
 
+const PgTable& pg_table(std::string_view name) {
+    for (const auto& t : pg_tables())
+        if (t.name == name) return t;
+    throw StorageError("PostgreSQL schema: this build has no table " + std::string(name));
+}
+
 std::string pg_session_table(const std::string& table, long long session) { return quoted(table + "_s" + std::to_string(session)); }
 
 std::string pg_session_table_ddl(const PgTable& t, long long session) {

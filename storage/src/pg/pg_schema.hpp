@@ -5,6 +5,7 @@
 // partition per session: `rm` drops partitions, a per-session query reads one).
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace irqflow::storage {
@@ -18,6 +19,8 @@ struct PgTable {
 // Every table of a fresh SQLite database at kSchemaVersion, as PostgreSQL DDL (worked
 // out once per process).
 const std::vector<PgTable>& pg_tables();
+// The one of them named `name`; throws StorageError when this build has none.
+const PgTable& pg_table(std::string_view name);
 
 // A session's rows of `t` go to a table of their own ("<table>_s<id>", quoted), made
 // outside the partitioned table, filled, and attached as its partition at commit

@@ -380,7 +380,7 @@ public:
     void rows(std::string_view table, const std::vector<std::string_view>& columns, std::size_t n, const std::function<void(Values&, std::size_t)>& fill,
               OnConflict on_conflict) override {
         std::vector<std::string> cols(columns.begin(), columns.end());
-        const PgTable& t = table_named(std::string(table));
+        const PgTable& t = pg_table(table);
         if (t.per_session) {
             if (n == 0) return;  // a session's tables are only those with rows
             c_.exec(pg_session_table_ddl(t, id_));
@@ -412,8 +412,8 @@ public:
     void commit(std::int64_t first_ts, std::int64_t last_ts, std::uint64_t records, std::string_view semantics) override {
         chunks_->wait_all();  // the other lanes' tables committed, ready to attach
         for (EventKind k : stored_kinds())
-            if (chunks_->created(static_cast<std::size_t>(k))) attach_ += pg_attach_ddl(table_named(std::string(event_table(k))), id_) + ";\n";
-        if (chunks_->created(static_cast<std::size_t>(EventKind::Count_))) attach_ += pg_attach_ddl(table_named("gaps"), id_) + ";\n";
+            if (chunks_->created(static_cast<std::size_t>(k))) attach_ += pg_attach_ddl(pg_table(event_table(k)), id_) + ";\n";
+        if (chunks_->created(static_cast<std::size_t>(EventKind::Count_))) attach_ += pg_attach_ddl(pg_table("gaps"), id_) + ";\n";
         // exits written before their host time was known (a vCPU long out of the guest)
         if (!fixes_.empty()) {
             std::string records_list = "{", hosts = "{";
@@ -437,13 +437,8 @@ public:
     }
 
 private:
-    static const PgTable& table_named(const std::string& name) {
-        for (const auto& t : pg_tables())
-            if (t.name == name) return t;
-        throw StorageError("PostgreSQL schema: no table " + name);
-    }
     CopyTable event_table_of(const std::string& name, std::vector<std::string> columns) const {
-        return {pg_session_table(name, id_), std::move(columns), pg_session_table_ddl(table_named(name), id_)};
+        return {pg_session_table(name, id_), std::move(columns), pg_session_table_ddl(pg_table(name), id_)};
     }
     StorageError duplicate(const std::string& sha256, const SessionInfo& s) const {
         return StorageError(store_.where() + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " + std::to_string(s.id) + " \"" +
