@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "helpers.hpp"
+#include "text_helpers.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 
@@ -13,44 +14,6 @@ using namespace irqflow;
 using namespace irqflow::test;
 
 namespace {
-
-enum class Compare { Full, NoColumns, MicroSeconds };
-
-// The text stream must equal the dat stream, except that text carries only the
-// fields its print format shows: every text field must exist in the dat event with
-// the same value.
-void require_same_stream(const Trace& dat, const Trace& text, Compare how) {
-    REQUIRE(dat.events.size() == text.events.size());
-    for (std::size_t i = 0; i < dat.events.size(); ++i) {
-        const Event& d = dat.events[i];
-        const Event& x = text.events[i];
-        INFO("event " << i << " " << dat.name(d.name_id));
-        REQUIRE(dat.name(d.name_id) == text.name(x.name_id));
-        REQUIRE(d.kind == x.kind);
-        REQUIRE(d.record == x.record);
-        if (how != Compare::NoColumns) {
-            REQUIRE(d.cpu == x.cpu);
-            REQUIRE(d.tid == x.tid);
-            REQUIRE(d.vcpu == x.vcpu);
-            REQUIRE(d.vm == x.vm);
-            if (how == Compare::Full) REQUIRE(d.ts == x.ts);
-            else REQUIRE(std::llabs(d.ts.value() - x.ts.value()) < 1000);
-        }
-        for (int s = 0; s < static_cast<int>(kMaxFields); ++s)
-            if (x.has(s)) {
-                INFO("slot " << s);
-                REQUIRE(d.has(s));
-                REQUIRE(d.f[static_cast<std::size_t>(s)] == x.f[static_cast<std::size_t>(s)]);
-            }
-        if (d.kind != EventKind::Other && d.kind != EventKind::Lost) REQUIRE(x.present != 0);
-    }
-}
-
-Trace load_text(const std::string& text, const std::string& name) {
-    auto p = scratch(name);
-    write_file(p, text);
-    return load_trace(p.string());
-}
 
 // Applies f to every event line of a report ("comm-pid [cpu] ts: name: info").
 std::string rewrite(const std::string& report, const std::function<std::string(const std::string&)>& f) {

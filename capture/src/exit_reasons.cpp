@@ -116,6 +116,13 @@ std::optional<ExitReasonMatch> match_exit_reason(std::string_view text) {
     return best;
 }
 
+bool exit_reason_prefix(std::string_view text) {
+    if (text.empty()) return true;
+    for (const auto& e : table())
+        if (e.name.size() > text.size() && e.name.compare(0, text.size(), text) == 0) return true;
+    return false;
+}
+
 std::string_view exit_reason_name(std::int64_t code, std::int64_t isa) {
     if (isa == kIsaVmx) {
         for (auto n : kVmx)

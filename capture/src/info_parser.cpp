@@ -1,6 +1,7 @@
 #include "info_parser.hpp"
 
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -68,11 +69,13 @@ struct Token {
     enum Type { Literal, Hole } type = Literal;
     std::string text;     // literal, or flag/opt text
     int slot = -1;        // -1: discard
+    std::string_view field;  // the kernel's name of the field (for "the record lacks …")
     std::string conv;
     const SymTable* table = nullptr;
 };
 struct Pattern {
     std::vector<Token> tokens;
+    std::uint16_t slots = 0;  // every slot a hole of it can fill
 };
 
 Pattern compile(EventKind kind, std::string_view src) {
@@ -97,6 +100,7 @@ Pattern compile(EventKind kind, std::string_view src) {
         std::string_view name = body.substr(0, colon);
         std::string_view conv = body.substr(colon + 1);
         t.slot = name == "_" ? -1 : field_slot(kind, name);
+        if (t.slot >= 0) t.field = kind_info(kind).fields[static_cast<std::size_t>(t.slot)];
         if (conv.substr(0, 5) == "flag:" || conv.substr(0, 4) == "opt:") {
             std::size_t c2 = conv.find(':');
             t.text = std::string(conv.substr(c2 + 1));
@@ -104,6 +108,8 @@ Pattern compile(EventKind kind, std::string_view src) {
         }
         t.conv = std::string(conv);
         t.table = find_table(t.conv);
+        if (t.slot >= 0) p.slots = static_cast<std::uint16_t>(p.slots | (1u << t.slot));
+        if (t.conv == "exit") p.slots = static_cast<std::uint16_t>(p.slots | (1u << slot::exit_isa));
         p.tokens.push_back(std::move(t));
         i = close + 1;
     }
@@ -126,25 +132,61 @@ bool number(std::string_view s, std::size_t& pos, int base, bool allow_sign, std
     return true;
 }
 
+// The start of a number with no digit yet ("-", "0x", "-0x"): a text cut there.
+bool number_start(std::string_view rest, int base, bool allow_sign) {
+    if (allow_sign && !rest.empty() && rest.front() == '-') rest.remove_prefix(1);
+    return rest.empty() || (base == 16 && (rest == "0" || rest == "0x"));
+}
+
+bool proper_prefix(std::string_view text, std::string_view of) { return text.size() < of.size() && of.compare(0, text.size(), text) == 0; }
+
 // trace-cmd prints `CAN'T FIND FIELD "name"` where a print format names a field the
 // event's format lacks (a report made with another kernel's formats). parse_info turns
 // each into this marker: the hole it stands in is matched and its slot left absent.
 constexpr char kMissing = '\x01';
 
-bool match(const Pattern& p, std::string_view s, Event& out) {
+struct Matched {
+    InfoMatch match = InfoMatch::None;
+    std::string_view missing;
+};
+
+// Whether the holes from token i on may all be empty (optional text, flags, the rest).
+bool may_end_here(const Pattern& p, std::size_t i) {
+    for (; i < p.tokens.size(); ++i) {
+        const auto& t = p.tokens[i];
+        if (t.type == Token::Literal || (t.conv != "flag" && t.conv != "opt" && t.conv != "rest")) return false;
+    }
+    return true;
+}
+
+// The name of the first field from token i on, for a text that stops before it.
+std::string_view next_field(const Pattern& p, std::size_t i) {
+    for (; i < p.tokens.size(); ++i)
+        if (p.tokens[i].type == Token::Hole && !p.tokens[i].field.empty()) return p.tokens[i].field;
+    return {};
+}
+
+Matched match(const Pattern& p, std::string_view s, Event& out) {
     Event e = out;
     std::size_t pos = 0;
-    for (const auto& t : p.tokens) {
+    const auto prefix = [&](std::size_t token) {
+        out = e;
+        return Matched{InfoMatch::Prefix, next_field(p, token)};
+    };
+    for (std::size_t i = 0; i < p.tokens.size(); ++i) {
+        const auto& t = p.tokens[i];
+        const std::string_view rest = s.substr(pos);
         if (t.type == Token::Literal) {
-            if (s.substr(pos, t.text.size()) != t.text) {
+            if (rest.substr(0, t.text.size()) != t.text) {
                 // "rip 0x" before a missing value: the marker replaced the "0x" too
                 const std::size_t n = t.text.size();
-                if (n >= 2 && t.text.compare(n - 2, 2, "0x") == 0 && s.substr(pos, n - 2) == std::string_view(t.text).substr(0, n - 2) &&
-                    pos + n - 2 < s.size() && s[pos + n - 2] == kMissing) {
+                if (n >= 2 && t.text.compare(n - 2, 2, "0x") == 0 && rest.substr(0, n - 2) == std::string_view(t.text).substr(0, n - 2) &&
+                    n - 2 < rest.size() && rest[n - 2] == kMissing) {
                     pos += n - 2;
                     continue;
                 }
-                return false;
+                if (proper_prefix(rest, t.text)) return prefix(i);
+                return {};
             }
             pos += t.text.size();
             continue;
@@ -153,53 +195,66 @@ bool match(const Pattern& p, std::string_view s, Event& out) {
             pos = s.size();
             continue;
         }
-        if (t.conv != "flag" && t.conv != "opt" && pos < s.size() && s[pos] == kMissing) {
+        if (t.conv == "flag" || t.conv == "opt") {
+            if (rest.substr(0, t.text.size()) == t.text) {
+                pos += t.text.size();
+                if (t.conv == "flag" && t.slot >= 0) e.set(t.slot, 1);
+            } else if (!rest.empty() && proper_prefix(rest, t.text)) {
+                return prefix(i);
+            }
+            continue;
+        }
+        if (rest.empty()) return prefix(i);
+        if (rest.front() == kMissing) {
             ++pos;
             continue;
         }
         std::int64_t v = 0;
-        if (t.conv == "flag" || t.conv == "opt") {
-            if (s.substr(pos, t.text.size()) == t.text) {
-                pos += t.text.size();
-                if (t.conv == "flag" && t.slot >= 0) e.set(t.slot, 1);
-            }
-            continue;
-        }
-        if (t.conv == "u" || t.conv == "d") {
-            if (!number(s, pos, 10, t.conv == "d", v)) return false;
-        } else if (t.conv == "x") {
-            if (!number(s, pos, 16, true, v)) return false;
+        bool read = false;  // a value was read (else: none here)
+        if (t.conv == "u" || t.conv == "d" || t.conv == "x") {
+            const int base = t.conv == "x" ? 16 : 10;
+            read = number(s, pos, base, t.conv != "u", v);
+            if (!read && number_start(rest, base, t.conv != "u")) return prefix(i);
         } else if (t.conv == "exit") {
-            auto m = match_exit_reason(s.substr(pos));
-            if (m) {
+            if (auto m = match_exit_reason(rest)) {
                 v = m->code;
                 pos += m->length;
                 e.set(slot::exit_isa, m->isa);
                 if (s.substr(pos, 15) == " FAILED_VMENTRY") { pos += 15; v |= 0x80000000LL; }
-            } else if (!number(s, pos, 16, false, v)) {
-                return false;
+                read = true;
+            } else if (rest.find(' ') == std::string_view::npos && exit_reason_prefix(rest)) {
+                return prefix(i);
+            } else {
+                read = number(s, pos, 16, false, v);
             }
         } else if (t.table) {
             const Sym* best = nullptr;
+            bool cut = false;
             for (const auto& sym : t.table->syms) {
                 const std::size_t n = sym.name.size();
-                if (s.substr(pos, n) == sym.name && (!best || n > best->name.size())) best = &sym;
+                if (rest.substr(0, n) == sym.name && (!best || n > best->name.size())) best = &sym;
+                cut = cut || proper_prefix(rest, sym.name);
             }
             if (best) {
                 v = best->value;
                 pos += best->name.size();
-            } else if (!number(s, pos, 16, false, v)) {  // __print_symbolic prints unknown values in hex
-                return false;
+                read = true;
+            } else if (cut) {
+                return prefix(i);
+            } else {  // __print_symbolic prints unknown values in hex
+                read = number(s, pos, 16, false, v);
             }
-        } else {
-            return false;
         }
+        if (!read) return {};
+        // A value the text ends in, with more of the format to come, may be cut short
+        // ("rip 0xffffffffc07"): the line it continues on decides.
+        if (pos == s.size() && !may_end_here(p, i + 1)) return prefix(i);
         if (t.slot >= 0) e.set(t.slot, v);
     }
     while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t')) ++pos;
-    if (pos != s.size()) return false;
+    if (pos != s.size()) return {};
     out = e;
-    return true;
+    return {InfoMatch::Full, {}};
 }
 
 struct KindPatterns {
@@ -278,28 +333,38 @@ const std::array<std::vector<Pattern>, static_cast<std::size_t>(EventKind::Count
 // "restart" (-EINTR) or "error". libtraceevent evaluates the errno test wrongly and
 // prints "KVM_EXIT_UNKNOWN (0)" for errno -4, so a printed reason says nothing about
 // errno: only the reason is taken from such lines.
-bool parse_userspace_exit(std::string_view s, Event& e) {
-    if (s.substr(0, 7) != "reason ") return false;
+InfoMatch parse_userspace_exit(std::string_view s, Event& e) {
+    if (s.substr(0, 7) != "reason ") return proper_prefix(s, "reason ") ? InfoMatch::Prefix : InfoMatch::None;
     std::size_t open = s.rfind(" (");
-    if (open == std::string_view::npos || open < 7) return false;
+    if (open == std::string_view::npos || open < 7) return InfoMatch::Prefix;  // "reason KVM_EXIT_MMIO" and the rest to come
     std::string_view name = s.substr(7, open - 7);
     std::size_t pos = open + 2;
     std::int64_t n = 0;
-    if (!number(s, pos, 10, true, n) || s.substr(pos, 1) != ")") return false;
+    if (!number(s, pos, 10, true, n)) return number_start(s.substr(pos), 10, true) ? InfoMatch::Prefix : InfoMatch::None;
+    if (pos == s.size()) return InfoMatch::Prefix;  // "(1" of "(17)"
+    if (s.substr(pos) != ")") return InfoMatch::None;
     if (name == "restart" || name == "error") {
         e.set(1, -n);
     } else {
         e.set(0, n);
     }
-    return true;
+    return InfoMatch::Full;
 }
+
+int count_fields(const Event& e) { return std::popcount(static_cast<unsigned>(e.present)); }
 
 }  // namespace
 
-bool parse_info(EventKind kind, std::string_view info, Event& e) {
+InfoParse parse_info(EventKind kind, std::string_view info, Event& e) {
     while (!info.empty() && (info.back() == ' ' || info.back() == '\t' || info.back() == '\r')) info.remove_suffix(1);
     while (!info.empty() && (info.front() == ' ' || info.front() == '\t')) info.remove_prefix(1);
-    if (kind == EventKind::UserspaceExit) return parse_userspace_exit(info, e);
+    if (kind == EventKind::UserspaceExit) {
+        Event x = e;
+        const InfoMatch m = parse_userspace_exit(info, x);
+        if (m == InfoMatch::None) return {};
+        e = x;
+        return {m, 0, count_fields(e), m == InfoMatch::Prefix ? std::string_view("exit_reason") : std::string_view()};
+    }
     std::string marked;
     if (info.find("CAN'T FIND FIELD \"") != std::string_view::npos) {
         marked.assign(info);
@@ -312,9 +377,29 @@ bool parse_info(EventKind kind, std::string_view info, Event& e) {
         }
         info = marked;
     }
-    for (const auto& p : compiled()[static_cast<std::size_t>(kind)])
-        if (match(p, info, e)) return true;
-    return false;
+    InfoParse best;
+    Event best_event;
+    const auto& patterns = compiled()[static_cast<std::size_t>(kind)];
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+        Event x = e;
+        const Matched m = match(patterns[i], info, x);
+        if (m.match == InfoMatch::Full) {
+            e = x;
+            return {InfoMatch::Full, static_cast<int>(i), count_fields(e), {}};
+        }
+        if (m.match == InfoMatch::Prefix && best.match == InfoMatch::None) {
+            best = {InfoMatch::Prefix, static_cast<int>(i), count_fields(x), m.missing};
+            best_event = x;
+        }
+    }
+    if (best.match == InfoMatch::Prefix) e = best_event;
+    return best;
+}
+
+std::uint16_t pattern_slots(EventKind kind, int pattern) {
+    const auto& patterns = compiled()[static_cast<std::size_t>(kind)];
+    if (pattern < 0 || static_cast<std::size_t>(pattern) >= patterns.size()) return 0;
+    return patterns[static_cast<std::size_t>(pattern)].slots;
 }
 
 }  // namespace irqflow

@@ -1,318 +1,264 @@
-// Reader for trace text as people share it, sniffed line by line: `trace-cmd report`
-// output (with or without the task-pid / CPU / latency-flags columns, 4- or 5-character
-// flags, `report -l`'s "0d..1." column, a bare timestamp prefix, lines wrapped by mail
-// clients, annotation lines, NBSPs a mail client put for spaces) and `perf script`
-// output of kvm:* events (tid or pid/tid column, task names with spaces, the body
-// wrapped onto the next line).
-// Each event's printed fields are parsed back into the same normalized slots the
-// trace.dat reader fills (info_parser.cpp).
+// Reader for trace text as people share it: `trace-cmd report` output in its historic
+// layouts and `perf script` output of kvm:* events (the columns: text_header.cpp), as
+// pasted into mail and bug trackers — wrapped anywhere in a line by a mail client,
+// quoted, annotated, cut at both ends. Lines are assembled into records; each record's
+// printed fields are parsed back into the slots the trace.dat reader fills
+// (info_parser.cpp). How a line is told to be a continuation, an annotation or the
+// start of a record: capture/README.md, "Reading pasted text".
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "info_parser.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
+#include "text_header.hpp"
 
 namespace irqflow {
 namespace {
 
+using text::Header;
+using text::trim;
+
 bool space(char c) { return c == ' ' || c == '\t'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
-bool ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit(c) || c == '_'; }
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (space(s.front()) || s.front() == '\r')) s.remove_prefix(1);
-    while (!s.empty() && (space(s.back()) || s.back() == '\r')) s.remove_suffix(1);
+// Columns a line takes on screen: UTF-8 code points (the text is valid UTF-8 by then).
+std::size_t columns(std::string_view s) {
+    return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+}
+
+// A line that says events were left out: "....", "…", "[...]", "<snip>", "-- cut --".
+bool elision(std::string_view body) {
+    std::string word;
+    std::size_t dots = 0;
+    for (std::size_t i = 0; i < body.size(); ++i) {
+        const char c = body[i];
+        if (c == '.') ++dots;
+        else if (body.substr(i, 3) == "\xe2\x80\xa6") { dots += 3; i += 2; }  // …
+        else if (c >= 'a' && c <= 'z') word += c;
+        else if (c >= 'A' && c <= 'Z') word += static_cast<char>(c - 'A' + 'a');
+        else if (!space(c) && c != '[' && c != ']' && c != '<' && c != '>' && c != '(' && c != ')' && c != '-') return false;
+    }
+    if (word.empty()) return dots >= 3;
+    return word == "snip" || word == "snipped" || word == "cut" || word == "skip" || word == "skipped" || word == "trimmed";
+}
+
+// "lines 3, 4, 17, …" for a warning: the first few of them.
+std::string lines_text(const std::vector<std::uint64_t>& lines, std::uint64_t total) {
+    std::string s = total == 1 ? "line " : "lines ";
+    for (std::size_t i = 0; i < lines.size(); ++i) s += (i ? ", " : "") + std::to_string(lines[i]);
+    if (total > lines.size()) s += ", …";
     return s;
 }
 
-// The columns in front of "name: info".
-struct Header {
-    bool has_task = false;
-    std::string comm;
-    std::int32_t tid = -1;
-    std::int32_t cpu = -1;
-    std::optional<std::int64_t> ts;
-    std::string_view rest;  // "name: info", or empty when the line was wrapped there
+// Line numbers of one kind of thing the reader noticed, the first few kept.
+struct Noted {
+    static constexpr std::size_t kKept = 8;
+    std::vector<std::uint64_t> lines;
+    std::uint64_t count = 0;
+    void add(std::uint64_t line) {
+        if (lines.size() < kKept) lines.push_back(line);
+        ++count;
+    }
 };
 
-// "12345.678901" → ns (any number of fraction digits up to 9).
-std::optional<std::int64_t> parse_ts(std::string_view s) {
-    std::size_t dot = s.find('.');
-    if (dot == std::string_view::npos || dot == 0) return std::nullopt;
-    std::int64_t sec = 0;
-    auto r = std::from_chars(s.data(), s.data() + dot, sec);
-    if (r.ec != std::errc() || r.ptr != s.data() + dot) return std::nullopt;
-    if (sec < 0 || sec > INT64_MAX / 1000000000 - 1) return std::nullopt;  // ns since boot must fit in 64 bits
-    std::string_view frac = s.substr(dot + 1);
-    if (frac.empty() || frac.size() > 9) return std::nullopt;
-    std::int64_t f = 0;
-    for (char c : frac) {
-        if (!digit(c)) return std::nullopt;
-        f = f * 10 + (c - '0');
-    }
-    for (std::size_t i = frac.size(); i < 9; ++i) f *= 10;
-    return sec * 1000000000 + f;
-}
+// One physical line of the input, as the assembler needs it.
+struct Line {
+    std::string text;         // quoting removed, no-break spaces made spaces, trailing space kept
+    std::uint64_t no = 0;     // 1-based
+    std::size_t width = 0;    // columns as pasted (quote marks included): what a mail client wrapped
+    std::size_t indent = 0;   // leading blanks after the quote marks
+    bool soft_break = false;  // ends in a space: format=flowed's mark of a line it broke
+    bool quoted = false;      // had "> " in front
+    std::string_view body() const { return trim(text); }
+};
 
-// The task column: "comm-123" (trace-cmd, ftrace), "comm 123" or "comm 123/125"
-// (perf script: tid, or pid/tid). The comm may hold spaces and dashes ("CPU 0/KVM").
-bool parse_task(std::string_view task, Header& h) {
-    std::size_t e = task.size();
-    std::size_t b = e;
-    while (b > 0 && digit(task[b - 1])) --b;
-    if (b == e || b == 0) return false;
-    std::from_chars(task.data() + b, task.data() + e, h.tid);
-    std::size_t comm_end = b - 1;
-    if (task[b - 1] == '/') {  // perf's pid/tid: the tid is the thread
-        std::size_t p = b - 1;
-        while (p > 0 && digit(task[p - 1])) --p;
-        if (p == b - 1 || p == 0 || task[p - 1] != ' ') return false;
-        comm_end = p - 1;
-    } else if (task[b - 1] != '-' && task[b - 1] != ' ') {
-        return false;
-    }
-    h.comm = std::string(trim(task.substr(0, comm_end)));
-    return true;
-}
-
-// "comm-123 [001] d..1 280.971116: rest" (trace-cmd, ftrace) or
-// "comm 123 [001] 280.971116: rest" (perf script).
-std::optional<Header> parse_task_header(std::string_view line) {
-    std::size_t open = line.find(" [");
-    while (open != std::string_view::npos) {
-        std::size_t close = line.find(']', open);
-        if (close != std::string_view::npos && close > open + 2) {
-            bool ok = true;
-            for (std::size_t i = open + 2; i < close; ++i) ok = ok && digit(line[i]);
-            if (ok) break;
+// The column a text was wrapped at, from all its lines: hardly any a mail client would
+// have broken is left unbroken (wider than kMaxMailColumn with a space to break it at:
+// one in 50, for a line someone edited after the client wrapped it), and some reach near
+// the column. 0 when the text is not wrapped, or not known to be.
+class WrapColumn {
+public:
+    void line(std::string_view s) {
+        const std::size_t w = columns(s);
+        ++lines_;
+        if (w > kMaxMailColumn) {
+            const std::size_t from = s.find_first_not_of(" \t>");
+            const std::size_t sp = from == std::string_view::npos ? std::string_view::npos : s.find(' ', from);
+            unbroken_ += sp != std::string_view::npos && sp < kMaxMailColumn;
+            return;
         }
-        open = line.find(" [", open + 1);
+        widest_ = std::max(widest_, w);
     }
-    if (open == std::string_view::npos) return std::nullopt;
-    std::size_t close = line.find(']', open);
-    Header h;
-    h.has_task = true;
-    std::from_chars(line.data() + open + 2, line.data() + close, h.cpu);
-    // task: trailing number after '-' or ' '; perf may add "(tgid)" forms we don't use.
-    if (!parse_task(trim(line.substr(0, open)), h)) return std::nullopt;
-    // after "]": optional latency flags column, then "seconds.fraction:"
-    std::string_view rest = line.substr(close + 1);
-    for (int col = 0; col < 2; ++col) {
-        rest = trim(rest);
-        std::size_t end = 0;
-        while (end < rest.size() && !space(rest[end])) ++end;
-        std::string_view tok = rest.substr(0, end);
-        if (!tok.empty() && tok.back() == ':') {
-            auto ts = parse_ts(tok.substr(0, tok.size() - 1));
-            if (!ts) return std::nullopt;
-            h.ts = ts;
-            h.rest = trim(rest.substr(end));
-            return h;
-        }
-        if (col == 1 || tok.size() < 4 || tok.size() > 5) return std::nullopt;  // flags are 4 or 5 chars
-        rest = rest.substr(end);
-    }
-    return std::nullopt;
-}
+    std::size_t column() const { return unbroken_ > std::max<std::uint64_t>(1, lines_ / 50) || widest_ < kMinMailColumn ? 0 : widest_; }
+    // Mail clients wrap at 72–80 columns; some forms and old clients at 60–66.
+    static constexpr std::size_t kMinMailColumn = 60, kMaxMailColumn = 80;
 
-// "  1234.567890: name: info" — a timestamp and nothing else in front (ftrace's
-// trace file with the task and CPU columns switched off, some hand-trimmed reports).
-std::optional<Header> parse_ts_header(std::string_view line) {
-    std::string_view s = trim(line);
-    std::size_t end = 0;
-    while (end < s.size() && !space(s[end])) ++end;
-    std::string_view tok = s.substr(0, end);
-    if (tok.size() < 3 || tok.back() != ':' || !digit(tok.front())) return std::nullopt;
-    auto ts = parse_ts(tok.substr(0, tok.size() - 1));
-    if (!ts) return std::nullopt;
-    Header h;
-    h.ts = ts;
-    h.rest = trim(s.substr(end));
-    return h;
-}
-
-// `trace-cmd report -l`: "qemu-sys-218     0d..1.   120.402509: name: info" — the CPU
-// number glued to the latency flags (4 to 6 of them, never starting with a digit),
-// no brackets.
-std::optional<Header> parse_latency_header(std::string_view line) {
-    std::string_view s = trim(line);
-    std::size_t ts_end = s.find(": ");
-    if (ts_end == std::string_view::npos) ts_end = s.size() - 1;
-    if (ts_end == 0 || s[ts_end] != ':') return std::nullopt;
-    std::size_t ts_begin = ts_end;
-    while (ts_begin > 0 && !space(s[ts_begin - 1])) --ts_begin;
-    auto ts = parse_ts(s.substr(ts_begin, ts_end - ts_begin));
-    if (!ts || ts_begin == 0) return std::nullopt;
-    std::string_view before = trim(s.substr(0, ts_begin));
-    std::size_t col = before.size();
-    while (col > 0 && !space(before[col - 1])) --col;
-    std::string_view cpuflags = before.substr(col);
-    std::size_t d = 0;
-    while (d < cpuflags.size() && digit(cpuflags[d])) ++d;
-    const std::size_t flags = cpuflags.size() - d;
-    if (d == 0 || flags < 4 || flags > 6 || col == 0) return std::nullopt;
-    Header h;
-    if (!parse_task(trim(before.substr(0, col)), h)) return std::nullopt;
-    h.has_task = true;
-    std::from_chars(cpuflags.data(), cpuflags.data() + d, h.cpu);
-    h.ts = ts;
-    h.rest = trim(s.substr(ts_end + 1));
-    return h;
-}
-
-// "name: info" / "system:name: info"; false for anything else.
-bool split_event(std::string_view rest, std::string_view& name, std::string_view& info) {
-    std::size_t i = 0;
-    while (i < rest.size() && ident(rest[i])) ++i;
-    if (i == 0 || i >= rest.size() || rest[i] != ':') return false;
-    name = rest.substr(0, i);
-    std::size_t j = i + 1;
-    if (j < rest.size() && ident(rest[j])) {  // perf: "kvm:kvm_exit:"
-        std::size_t k = j;
-        while (k < rest.size() && ident(rest[k])) ++k;
-        if (k < rest.size() && rest[k] == ':') {
-            name = rest.substr(j, k - j);
-            j = k + 1;
-        } else {
-            return false;
-        }
-    }
-    if (j < rest.size() && !space(rest[j])) return false;
-    info = trim(rest.substr(j));
-    return true;
-}
-
-// Text a person could have written: no control characters, valid UTF-8.
-bool printable_text(std::string_view s) {
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 && c != '\t' && c != '\r') return false;
-        if (c == 0x7f) return false;
-        if (c < 0x80) continue;
-        int more = (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : -1;
-        if (more < 0 || c == 0xc0 || c == 0xc1) return false;
-        for (int k = 0; k < more; ++k)
-            if (++i >= s.size() || (static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) return false;
-    }
-    return true;
-}
-
-// "… [012] …" with a colon later: the shape of an event header.
-bool looks_like_header(std::string_view s) {
-    std::size_t open = s.find(" [");
-    while (open != std::string_view::npos) {
-        std::size_t i = open + 2;
-        while (i < s.size() && digit(s[i])) ++i;
-        if (i > open + 2 && i < s.size() && s[i] == ']' && s.find(':', i) != std::string_view::npos) return true;
-        open = s.find(" [", open + 1);
-    }
-    return false;
-}
+private:
+    std::size_t widest_ = 0;
+    std::uint64_t lines_ = 0, unbroken_ = 0;
+};
 
 class TextParser {
 public:
-    TextParser(const std::string& path, Trace& t) : path_(path), t_(t) {}
+    // `wrap_column`: the column the whole text is known to be wrapped at (WrapColumn), or 0.
+    TextParser(const std::string& path, Trace& t, std::size_t wrap_column) : path_(path), t_(t), wrap_width_(wrap_column) {}
 
     void line(std::string_view raw, std::uint64_t lineno) {
-        std::string_view s = raw;
+        Line y = prepare(raw, lineno);
+        if (held_) {
+            Line x = std::move(*held_);
+            held_.reset();
+            if (header_across(x, y)) return;
+            settle(x);
+        }
+        process(y);
+    }
+
+    // `unterminated_line`: the number of a last line without a line end, else 0.
+    void end(std::uint64_t unterminated_line) {
+        if (held_) {
+            Line x = std::move(*held_);
+            held_.reset();
+            settle(x, unterminated_line == x.no ? Cut::LastUnterminated : Cut::Last);
+        }
+        if (r_.active && r_.awaiting_body) {
+            t_.meta.warnings.push_back("the text ends mid-record: line " + std::to_string(r_.line) +
+                                       " has a timestamp but no event after it (ignored)");
+            r_ = Record{};
+        } else if (unterminated_line) {
+            // A text cut inside a record mostly still parses (a shorter rip, a missing
+            // field): the missing line end is the only sign, so it is reported.
+            t_.meta.warnings.push_back("the text may end mid-record: line " + std::to_string(unterminated_line) +
+                                       " has no line end, so its event may be cut short");
+        }
+        finish();
+        if (events_ == 0) throw InputError(path_, {}, "no trace events found in this text");
+        summarize();
+    }
+
+    std::uint64_t events() const { return events_; }
+
+private:
+    enum class Cut { No, Last, LastUnterminated };
+
+    Line prepare(std::string_view s, std::uint64_t lineno) const {
         if (!s.empty() && s.back() == '\r') s.remove_suffix(1);
-        if (!printable_text(s))
+        if (!text::printable_text(s))
             throw InputError(path_, {InputPosition::Unit::Line, lineno}, "binary data or invalid UTF-8 in a text trace");
-        if (s.find("\xc2\xa0") != std::string_view::npos) {  // no-break spaces from a mail client or web page
-            nbsp_.clear();
-            for (std::size_t i = 0; i < s.size(); ++i) {  // one pass: a line may hold thousands
-                const bool nbsp = s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0';
-                nbsp_ += nbsp ? ' ' : s[i];
-                i += nbsp;
-            }
-            s = nbsp_;
+        Line y;
+        y.no = lineno;
+        y.width = columns(s);
+        y.text.reserve(s.size());
+        for (std::size_t i = 0; i < s.size(); ++i) {  // no-break spaces from a mail client or web page
+            const bool nbsp = s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0';
+            y.text += nbsp ? ' ' : s[i];
+            i += nbsp;
         }
-        // Mail quoting: "> " prefixes.
-        while (!s.empty() && s.front() == '>') {
-            s.remove_prefix(1);
-            if (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+        std::size_t q = 0;  // mail quoting: "> " prefixes
+        while (q < y.text.size() && y.text[q] == '>') {
+            ++q;
+            if (q < y.text.size() && y.text[q] == ' ') ++q;
         }
-        std::string_view body = trim(s);
-        if (body.empty()) { finish(); return; }
-        if (body.front() == '#') return;  // comments and annotations
+        y.text.erase(0, q);
+        y.quoted = q > 0;
+        y.soft_break = !y.text.empty() && space(y.text.back());
+        y.indent = std::min(y.text.find_first_not_of(" \t"), y.text.size());
+        return y;
+    }
+
+    void process(const Line& y) {
+        const std::string_view body = y.body();
+        if (body.empty()) { finish(); return; }  // a record never continues across a blank line
+        if (body.front() == '#') return;         // comments and annotations
+        if (elision(body)) {
+            finish();
+            elisions_.add(y.no);
+            return;
+        }
         if (body.substr(0, 5) == "cpus=") {
             std::from_chars(body.data() + 5, body.data() + body.size(), t_.meta.host_cpus);
             return;
         }
-        if (lost_line(body, lineno)) return;
-        auto h = parse_task_header(s);
-        if (!h) h = parse_latency_header(s);
-        if (!h) h = parse_ts_header(s);
-        if (h) {
+        if (lost_line(body)) return;
+        if (auto h = text::parse_header(y.text)) {
             finish();
-            header_ = *h;
-            header_line_ = lineno;
-            bare_ = false;
-            if (h->rest.empty()) { awaiting_body_ = true; return; }  // wrapped after "ts:"
-            start_event(h->rest, lineno);
+            start_header(*h, y);
             return;
         }
-        std::string_view name, info;
-        const std::size_t indent = s.find_first_not_of(" \t");  // body is not empty
-        const bool indented = indent > 0;
-        if (awaiting_body_ && split_event(body, name, info)) {
-            awaiting_body_ = false;
-            start_event(body, lineno);
+        if (r_.active && r_.awaiting_body && body_of_header(y)) return;
+        if (r_.active && r_.known && !r_.awaiting_body && extend(y)) return;
+        if (bare_event(y)) return;
+        if (r_.active && !r_.known && !r_.awaiting_body && y.indent > 0) {  // an indented continuation of an event irqflow does not parse
+            append(y);
             return;
         }
-        if (looks_like_header(body))
-            throw InputError(path_, {InputPosition::Unit::Line, lineno}, "malformed event line (task [cpu] timestamp: name: …)");
-        // An event without task/CPU/timestamp columns ("  kvm_exit: reason …"), unless
-        // it is indented deeper than such a line before it (a wrapped continuation).
-        const bool deeper = pending_ && bare_ && indent > bare_indent_;
-        if (!deeper && split_event(body, name, info) && name.find('_') != std::string_view::npos &&
-            (!pending_ || !indented || bare_ || kind_by_name(name))) {
-            finish();
-            header_ = Header{};
-            header_.ts = last_ts_;
-            header_line_ = lineno;
-            bare_ = true;
-            bare_indent_ = indent;
-            start_event(body, lineno);
-            return;
-        }
-        // Continuation of a wrapped event: indented, or completing a known event whose
-        // printed fields are still incomplete.
-        if (pending_ && (indented || !pending_parsed_)) {
-            if (!pending_parsed_ && try_extend(body)) return;
-            if (indented) { append(body); return; }
-        }
-        // Anything else is a person's annotation ("Choose Windows DebugEntry").
-        finish();
-        ++t_annotations;
-        if (t_annotations > 50 && t_annotations > 4 * (events_ + 1))
-            throw InputError(path_, {InputPosition::Unit::Line, lineno}, "not a trace-cmd report or perf script text (no event lines found)");
+        held_ = y;  // the next line says what it is
     }
 
-    // `unterminated_line`: the number of a last line without a line end, else 0. A
-    // text cut inside a record mostly still parses (a shorter rip, a missing field):
-    // the missing line end is the only sign, so it is reported, not guessed away.
-    void end(std::uint64_t unterminated_line) {
-        if (awaiting_body_)
-            t_.meta.warnings.push_back("the text ends mid-record: line " + std::to_string(header_line_) +
-                                       " has a timestamp but no event after it (ignored)");
-        else if (unterminated_line)
-            t_.meta.warnings.push_back("the text may end mid-record: line " + std::to_string(unterminated_line) +
-                                       " has no line end, so its event may be cut short");
-        finish();
-        if (events_ == 0) throw InputError(path_, {}, "no trace events found in this text");
+    // A header broken across two lines ("<...>-3441924 [004] ...." / "1907374.582979: kvm_…"):
+    // x, held, and y joined read as a header that y alone does not.
+    bool header_across(const Line& x, const Line& y) {
+        const std::string_view xb = x.body(), yb = y.body();
+        if (yb.empty() || yb.front() == '#' || x.body().front() == '#') return false;
+        const auto alone = text::parse_header(y.text);
+        if (alone && alone->has_task) return false;
+        const std::string left(trim(x.text));
+        for (const char* sep : {" ", ""}) {
+            if (!*sep && x.soft_break) continue;  // the break was at a space
+            const std::string joined = left + sep + std::string(yb);
+            auto h = text::parse_header(joined);
+            if (!h || (alone && !h->has_task)) continue;
+            finish();
+            ++joined_lines_;
+            start_header(*h, y, x.no);
+            return true;
+        }
+        (void)xb;
+        return false;
     }
 
-    std::uint64_t t_annotations = 0;
-    std::uint64_t unparsed = 0;
+    // A held line that no header took: the continuation of an event irqflow does not
+    // parse, a cut line, or a person's annotation.
+    void settle(const Line& x, Cut cut = Cut::No) {
+        const std::string_view body = x.body();
+        if (r_.active && !r_.known && !r_.awaiting_body && continues_unparsed(x)) {
+            append(x);
+            return;
+        }
+        if (!text::has_cpu_column(body)) {
+            annotation(x);
+            return;
+        }
+        // The start of an event line. Stopping before its timestamp, it is cut (the text
+        // ends there, or its continuation went missing); with a timestamp and an event
+        // after a column that does not read, it is corrupt — unless only its task column
+        // is missing on the text's first event line: the excerpt was cut there.
+        const bool corrupt = text::looks_like_header(body) && cut != Cut::LastUnterminated &&
+                             !(events_ == 0 && !r_.active && task_cut_off(body));
+        if (corrupt) throw InputError(path_, {InputPosition::Unit::Line, x.no}, "malformed event line (task [cpu] timestamp: name: …)");
+        cut_lines_.add(x.no);
+    }
 
-private:
-    bool lost_line(std::string_view body, std::uint64_t lineno) {
+    // "61822   [012] d..2. 15331.402100: kvm_inj_virq: …": all but the task column reads.
+    static bool task_cut_off(std::string_view body) {
+        const std::size_t open = body.find(" [");
+        return open != std::string_view::npos && text::parse_task_header("cut-0" + std::string(body.substr(open))).has_value();
+    }
+
+    void annotation(const Line& x) {
+        annotations_.add(x.no);
+        if (annotations_.count > 50 && annotations_.count > 4 * (events_ + 1))
+            throw InputError(path_, {InputPosition::Unit::Line, x.no}, "not a trace-cmd report or perf script text (no event lines found)");
+    }
+
+    bool lost_line(std::string_view body) {
         // trace-cmd: "CPU:1 [84 EVENTS DROPPED]" or "CPU:1 [EVENTS DROPPED]"
         if (body.substr(0, 4) != "CPU:" || body.find("EVENTS DROPPED]") == std::string_view::npos) return false;
         finish();
@@ -327,59 +273,199 @@ private:
         if (open != std::string_view::npos && open + 1 < body.size() && digit(body[open + 1]))
             std::from_chars(body.data() + open + 1, body.data() + body.size(), n);
         lost.set(slot::lost_count, n);
-        lost.record = record_;
         lost.ts = TimestampNs(last_ts_);
         lost_pending_.push_back(lost);
-        (void)lineno;
         return true;
     }
 
-    void start_event(std::string_view rest, std::uint64_t lineno) {
+    // --- the record being assembled ---
+
+    void start_header(const Header& h, const Line& y, std::uint64_t first_line = 0) {
+        r_ = Record{};
+        r_.active = true;
+        r_.has_task = h.has_task;
+        r_.comm = h.comm;
+        r_.tid = h.tid;
+        r_.cpu = h.cpu;
+        r_.ts = h.ts;
+        r_.line = first_line ? first_line : y.no;
+        note_last(y);
+        const std::string_view rest = trim(h.rest);
         std::string_view name, info;
-        if (!split_event(rest, name, info))
-            throw InputError(path_, {InputPosition::Unit::Line, lineno}, "event line without \"name:\" after the timestamp");
-        pending_ = true;
-        name_ = std::string(name);
-        info_ = std::string(info);
-        auto kind = kind_by_name(name_);
-        kind_ = kind ? *kind : EventKind::Other;
-        pending_parsed_ = kind_ == EventKind::Other || reparse();
+        if (text::split_event(rest, name, info) && !(info.empty() && system_only(name))) {
+            start_event(name, info);
+            return;
+        }
+        r_.awaiting_body = true;  // wrapped after "ts:", or inside the event's name
+        r_.partial = std::string(rest);
     }
 
-    bool reparse() {
-        Event e;
-        e.kind = kind_;
-        if (!parse_info(kind_, info_, e)) return false;
-        parsed_ = e;
-        return true;
-    }
+    // "kvm:" alone: perf's system prefix, its event name on the next line.
+    static bool system_only(std::string_view name) { return name.find('_') == std::string_view::npos; }
 
-    bool try_extend(std::string_view more) {
-        std::string saved = info_;
-        info_ += info_.empty() ? "" : " ";
-        info_ += more;
-        if (reparse()) { pending_parsed_ = true; return true; }
-        info_ = saved;
+    // The line after a header that stopped before or inside its event's name.
+    bool body_of_header(const Line& y) {
+        const std::string body(y.body());
+        for (const char* sep : {"", " "}) {
+            if (r_.partial.empty() && *sep) break;
+            if (!*sep && y.indent > 0 && !r_.partial.empty()) continue;  // an indented line starts a word
+            const std::string joined = r_.partial + sep + body;
+            std::string_view name, info;
+            if (!text::split_event(joined, name, info) || (info.empty() && system_only(name))) continue;
+            if (!r_.partial.empty()) ++joined_lines_;
+            r_.awaiting_body = false;
+            note_last(y);
+            start_event(name, info);
+            return true;
+        }
         return false;
     }
 
-    void append(std::string_view more) {
-        info_ += ' ';
-        info_ += more;
-        if (!pending_parsed_) pending_parsed_ = reparse();
+    void start_event(std::string_view name, std::string_view info) {
+        r_.name = std::string(name);
+        r_.info = std::string(info);
+        const auto kind = kind_by_name(r_.name);
+        r_.kind = kind ? *kind : EventKind::Other;
+        r_.known = kind.has_value();
+        if (r_.known) {
+            r_.parsed = Event{};
+            r_.parsed.kind = r_.kind;
+            r_.parse = parse_info(r_.kind, r_.info, r_.parsed);
+        }
+    }
+
+    // An event with no task/CPU/timestamp columns ("  kvm_exit: reason …"), unless it
+    // is indented deeper than such a line before it (a wrapped continuation). A name
+    // irqflow does not know counts only once the text has shown that layout with one it
+    // does: before, "exit_int_info: L1 will" is a sentence.
+    bool bare_event(const Line& y) {
+        std::string_view name, info;
+        const std::string_view body = y.body();
+        if (!text::split_event(body, name, info) || name.find('_') == std::string_view::npos) return false;
+        const bool known = kind_by_name(name).has_value();
+        if (!known && !bare_layout_) return false;
+        if (r_.active && r_.bare && y.indent > r_.bare_indent) return false;
+        if (r_.active && !r_.bare && y.indent > 0 && !known) return false;
+        bare_layout_ = bare_layout_ || known;
+        finish();
+        r_ = Record{};
+        r_.active = true;
+        r_.bare = true;
+        r_.bare_indent = y.indent;
+        r_.line = y.no;
+        note_last(y);
+        start_event(name, info);
+        return true;
+    }
+
+    // The next line continues a record irqflow parses when joining it reads more of
+    // the record's print format: fields it lacked, or the rest of a value broken
+    // mid-token at the wrap column. A line that is an event of its own never does.
+    bool extend(const Line& y) {
+        const std::string_view body = y.body();
+        std::string_view n, i;
+        if (text::split_event(body, n, i) && kind_by_name(n)) return false;
+        const bool was_full = r_.parse.match == InfoMatch::Full;
+        std::optional<std::pair<std::string, InfoParse>> best;
+        Event best_event;
+        for (const char* sep : {" ", ""}) {
+            if (!*sep && r_.last_soft) continue;  // format=flowed: the break was at a space
+            const std::string joined = r_.info.empty() ? std::string(body) : r_.info + sep + std::string(body);
+            Event e;
+            e.kind = r_.kind;
+            const InfoParse p = parse_info(r_.kind, joined, e);
+            if (p.match == InfoMatch::None) continue;
+            const bool reads_more = !was_full || p.match == InfoMatch::Prefix || p.fields > r_.parse.fields;
+            if (!reads_more && !(!*sep && hard_wrapped(r_.last_width))) continue;
+            if (best && !(p.match > best->second.match || (p.match == best->second.match && p.fields > best->second.fields))) continue;
+            best = {joined, p};
+            best_event = e;
+        }
+        if (!best) return false;
+        const bool proof = !was_full || best->second.fields > r_.parse.fields;
+        if (proof && r_.last_width <= kMaxWrapWidth) wrap_width_ = std::max(wrap_width_, r_.last_width);
+        r_.info = std::move(best->first);
+        r_.parse = best->second;
+        r_.parsed = best_event;
+        note_last(y);
+        ++joined_lines_;
+        return true;
+    }
+
+    // A line broken mid-token was broken at the wrap column itself, which is no narrower
+    // than mail clients wrap (a reply's quote marks may move it from line to line).
+    static bool hard_wrapped(std::size_t width) { return width >= kMinWrapWidth; }
+
+    // For an event irqflow does not parse (nothing to validate a join with), a flush-left
+    // line continues it when its line was broken: format=flowed's trailing space; or, in
+    // a text wrapped at a known column, a line that reached the column, or one that reads
+    // like printed fields rather than prose (a reply's quote marks break a broken line
+    // once more, leaving a short piece between the record and the rest of it).
+    bool continues_unparsed(const Line& x) const {
+        const std::string_view body = x.body();
+        std::string_view n, i;
+        if (text::split_event(body, n, i) && kind_by_name(n)) return false;
+        if (r_.last_soft) return true;
+        if (!wrap_width_) return false;
+        return (r_.last_width >= kMinWrapWidth && r_.last_width <= wrap_width_ + kQuoteSlack) || reads_like_fields(body);
+    }
+
+    // "prev_state=R ==> next_comm=CPU 1/KVM next_pid=3441924", "80000000 idx 0 rax 8000000a":
+    // a third of the words or more hold a digit, '=', '_' or ':' — prose's rarely do.
+    static bool reads_like_fields(std::string_view body) {
+        int words = 0, fields = 0;
+        for (std::size_t i = 0; i < body.size();) {
+            while (i < body.size() && space(body[i])) ++i;
+            if (i == body.size()) break;
+            bool field = false;
+            for (; i < body.size() && !space(body[i]); ++i) field = field || digit(body[i]) || body[i] == '=' || body[i] == '_' || body[i] == ':';
+            ++words;
+            fields += field;
+        }
+        return words > 0 && 3 * fields >= words;
+    }
+
+    void append(const Line& y) {
+        if (!r_.info.empty()) r_.info += ' ';
+        r_.info += y.body();
+        note_last(y);
+        ++joined_lines_;
+    }
+
+    // The width a further line is judged by. A reply's client breaks a quoted line that
+    // the quote marks made too wide, the piece going on unquoted: with it, the line is
+    // as wide as the quoted sender's was.
+    void note_last(const Line& y) {
+        const bool rest_of_quoted = r_.last_quoted && !y.quoted;
+        r_.last_width = rest_of_quoted ? r_.last_width + 1 + y.width : y.width;
+        r_.last_soft = y.soft_break;
+        r_.last_quoted = y.quoted;
     }
 
     void finish() {
-        awaiting_body_ = false;
-        if (!pending_) return;
-        pending_ = false;
-        Event e = kind_ != EventKind::Other && pending_parsed_ ? parsed_ : Event{};
-        if (kind_ != EventKind::Other && !pending_parsed_) ++unparsed;
-        e.kind = pending_parsed_ ? kind_ : EventKind::Other;
-        e.name_id = t_.intern(name_);
-        e.tid = Tid(header_.tid);
-        e.cpu = HostCpu(header_.cpu);
-        std::int64_t ts = header_.ts ? *header_.ts : last_ts_;
+        if (!r_.active) return;
+        Record r = std::move(r_);
+        r_ = Record{};
+        if (r.awaiting_body) {
+            no_event_.add(r.line);
+            return;
+        }
+        Event e;
+        if (r.known && r.parse.match == InfoMatch::Full) {
+            e = r.parsed;
+            auto& v = variants_[{r.kind, r.parse.pattern}];
+            v.add(r.line);
+        } else if (r.known && r.parse.match == InfoMatch::Prefix) {
+            e = r.parsed;  // kept with the fields it has, and reported
+            cut_short_.push_back({r.line, r.kind, std::string(r.parse.missing)});
+        } else if (r.known) {
+            unparsed_.add(r.line);
+        }
+        e.kind = r.known && r.parse.match != InfoMatch::None ? r.kind : EventKind::Other;
+        e.name_id = t_.intern(r.name);
+        e.tid = Tid(r.tid);
+        e.cpu = HostCpu(r.cpu);
+        const std::int64_t ts = r.ts ? *r.ts : last_ts_;
         e.ts = TimestampNs(ts);
         last_ts_ = ts;
         for (auto& l : lost_pending_) {
@@ -389,34 +475,118 @@ private:
         }
         lost_pending_.clear();
         e.record = record_++;
-        t_.source_lines.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(header_line_, UINT32_MAX)));
+        t_.source_lines.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(r.line, UINT32_MAX)));
         if (e.kind == EventKind::Other) {
             e.raw_off = static_cast<std::uint32_t>(t_.raw.size());
-            e.raw_len = static_cast<std::uint32_t>(info_.size());
-            t_.raw += info_;
+            e.raw_len = static_cast<std::uint32_t>(r.info.size());
+            t_.raw += r.info;
         }
-        if (header_.has_task && header_.tid >= 0 && !t_.comms.count(header_.tid)) t_.comms[header_.tid] = header_.comm;
+        if (r.has_task && r.tid >= 0 && !t_.comms.count(r.tid)) t_.comms[r.tid] = r.comm;
         t_.events.push_back(e);
         ++events_;
     }
 
+    // What the reader tolerated, for the summary: every line it did not read as (part
+    // of) an event is named, so nothing is dropped silently.
+    void summarize() {
+        auto& w = t_.meta.warnings;
+        if (!cut_short_.empty()) {
+            std::string s = std::to_string(cut_short_.size()) + (cut_short_.size() == 1 ? " record is" : " records are") +
+                            " cut short and kept with the fields before the cut:";
+            for (std::size_t i = 0; i < cut_short_.size() && i < Noted::kKept; ++i) {
+                const auto& c = cut_short_[i];
+                s += (i ? "," : "") + std::string(" line ") + std::to_string(c.line) + " (" + std::string(kind_info(c.kind).name) +
+                     (c.missing.empty() ? "" : ", from " + c.missing + " on") + ")";
+            }
+            w.push_back(s + (cut_short_.size() > Noted::kKept ? ", …" : ""));
+        }
+        for (const auto& [key, noted] : variants_) {  // records of a kind printing fewer fields than the others
+            const auto [kind, pattern] = key;
+            const std::uint16_t mine = pattern_slots(kind, pattern);
+            std::uint16_t richest = mine;
+            for (const auto& [other, n] : variants_)
+                if (other.first == kind && (pattern_slots(kind, other.second) & mine) == mine) richest |= pattern_slots(kind, other.second);
+            if (richest == mine) continue;
+            std::string lacks;
+            const auto& info = kind_info(kind);
+            for (std::size_t s = 0; s < info.nfields; ++s)
+                if ((richest >> s) & 1u && !((mine >> s) & 1u)) lacks += (lacks.empty() ? "" : ", ") + std::string(info.fields[s]);
+            w.push_back(std::to_string(noted.count) + " " + std::string(info.name) + " record" + (noted.count == 1 ? "" : "s") + " (" +
+                        lines_text(noted.lines, noted.count) + ") lack " + lacks + ", which the text's other " + std::string(info.name) +
+                        " records print: cut short or wrapped, kept with the fields they have");
+        }
+        if (unparsed_.count)
+            w.push_back(std::to_string(unparsed_.count) + " kvm events in an unknown print format were kept raw (" +
+                        lines_text(unparsed_.lines, unparsed_.count) + ")");
+        if (no_event_.count)
+            w.push_back(std::to_string(no_event_.count) + " timestamp" + (no_event_.count == 1 ? "" : "s") +
+                        " with no event after it, ignored (" + lines_text(no_event_.lines, no_event_.count) + ")");
+        if (cut_lines_.count)
+            w.push_back(std::to_string(cut_lines_.count) + " event line" + (cut_lines_.count == 1 ? "" : "s") +
+                        " cut short at the text's start or end, ignored (" + lines_text(cut_lines_.lines, cut_lines_.count) + ")");
+        if (elisions_.count)
+            w.push_back(std::to_string(elisions_.count) + " elision mark" + (elisions_.count == 1 ? "" : "s") + " (" +
+                        lines_text(elisions_.lines, elisions_.count) +
+                        "): events were left out there; the replay reads what is shown as consecutive");
+        if (annotations_.count)
+            w.push_back(std::to_string(annotations_.count) + " non-event lines (annotations) skipped (" +
+                        lines_text(annotations_.lines, annotations_.count) + ")");
+        if (joined_lines_)
+            t_.meta.notes.push_back(std::to_string(joined_lines_) + " wrapped line" + (joined_lines_ == 1 ? "" : "s") +
+                                    " joined to the record before " + (joined_lines_ == 1 ? "it" : "them") +
+                                    (wrap_width_ ? " (the text is wrapped at about " + std::to_string(wrap_width_) + " columns)" : ""));
+    }
+
+    // Mail clients wrap at 72–80 columns; a line proven broken wider than this is
+    // not the wrap column.
+    static constexpr std::size_t kMaxWrapWidth = 160;
+    // The narrowest column a line broken by a mail client ends at: a value joined
+    // mid-token needs a line this wide.
+    static constexpr std::size_t kMinWrapWidth = WrapColumn::kMinMailColumn;
+    // Columns a line may exceed the widest broken line by and still be broken: quote
+    // marks of a reply.
+    static constexpr std::size_t kQuoteSlack = 8;
+
+    struct Record {
+        bool active = false;
+        bool has_task = false;
+        std::string comm;
+        std::int32_t tid = -1, cpu = -1;
+        std::optional<std::int64_t> ts;
+        std::uint64_t line = 0;       // the line it starts on
+        bool awaiting_body = false;   // a header with no "name:" yet
+        std::string partial;          // the header's rest cut inside the name ("kvm_inj_v", "kvm:")
+        bool bare = false;            // no task/CPU/timestamp columns
+        std::size_t bare_indent = 0;
+        std::string name, info;
+        EventKind kind = EventKind::Other;
+        bool known = false;           // a kind irqflow parses
+        InfoParse parse;
+        Event parsed;
+        std::size_t last_width = 0;   // of its last physical line
+        bool last_soft = false;
+        bool last_quoted = false;
+    };
+    struct CutShort {
+        std::uint64_t line;
+        EventKind kind;
+        std::string missing;
+    };
+
     const std::string& path_;
     Trace& t_;
-    Header header_;
-    std::uint64_t header_line_ = 0;
-    bool awaiting_body_ = false;
-    bool bare_ = false;             // the current event had no task/CPU/ts columns
-    std::size_t bare_indent_ = 0;
-    bool pending_ = false;
-    bool pending_parsed_ = false;
-    std::string name_, info_;
-    std::string nbsp_;  // the current line with its NBSPs made spaces
-    EventKind kind_ = EventKind::Other;
-    Event parsed_;
+    Record r_;
+    std::optional<Line> held_;  // a line the next one decides (a header broken in two, or an annotation)
     std::vector<Event> lost_pending_;
     std::int64_t last_ts_ = 0;
     std::uint64_t record_ = 0;
     std::uint64_t events_ = 0;
+    bool bare_layout_ = false;    // a known event without task/CPU/timestamp columns was seen
+    std::size_t wrap_width_ = 0;  // the column the text is wrapped at: known, or the widest line proven broken, or 0
+    std::uint64_t joined_lines_ = 0;
+    std::map<std::pair<EventKind, int>, Noted> variants_;  // (kind, print format) → records read by it
+    std::vector<CutShort> cut_short_;
+    Noted unparsed_, no_event_, cut_lines_, elisions_, annotations_;
 };
 
 }  // namespace
@@ -426,8 +596,12 @@ Trace read_trace_text(const std::string& path) {
     if (!in) throw InputError(path, {}, "cannot open file");
     Trace t;
     t.meta.source = path;
-    TextParser p(path, t);
+    WrapColumn wrap;  // a first pass: the column a mail client wrapped the text at, if it did
     std::string line;
+    while (std::getline(in, line)) wrap.line(line);
+    in.clear();
+    in.seekg(0);
+    TextParser p(path, t, wrap.column());
     std::uint64_t lineno = 0;
     bool perf = false;
     bool unterminated = false;  // the last line stops without a line end
@@ -450,8 +624,6 @@ Trace read_trace_text(const std::string& path) {
     }
     p.end(unterminated ? lineno : 0);
     t.meta.format = perf ? "perf script text" : "trace-cmd report text";
-    if (p.unparsed) t.meta.warnings.push_back(std::to_string(p.unparsed) + " kvm events in an unknown print format were kept raw");
-    if (p.t_annotations) t.meta.warnings.push_back(std::to_string(p.t_annotations) + " non-event lines (annotations) skipped");
     return t;
 }
 

@@ -21,6 +21,9 @@ struct ExitReasonMatch {
 // Longest exit-reason name at the start of `text` (kernel names such as "npf",
 // "EXTERNAL_INTERRUPT", or the plugin's "EXIT_NPF", "EXIT_EXCP_GP").
 std::optional<ExitReasonMatch> match_exit_reason(std::string_view text);
+// Whether `text` is the start of an exit-reason name cut short ("EPT_VIOL"): a wrapped
+// report line may break inside the name.
+bool exit_reason_prefix(std::string_view text);
 // Display name of a reason: VMX kernel name, or SVM name in the plugin's EXIT_ style.
 std::string_view exit_reason_name(std::int64_t code, std::int64_t isa);
 // Name of a kvm_exit event's reason (VMX when the kernel did not record the isa).

@@ -25,6 +25,9 @@ struct TraceMeta {
     // Things the reader tolerated but a user should know (skipped annotation lines,
     // events in an unknown print format kept raw, approximations).
     std::vector<std::string> warnings;
+    // What the reader did that changes nothing but a user may want to know (wrapped
+    // lines of pasted text joined).
+    std::vector<std::string> notes;
 };
 
 // Whether a trace clock orders events across host CPUs (tracefs trace_clock): "local"
