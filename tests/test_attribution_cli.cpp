@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "helpers.hpp"
@@ -210,8 +211,9 @@ TEST_CASE("check on a pasted excerpt names rule, vCPU, vector, cycles and the in
     auto r = run(cli() + " check '" + cases + "/LIVE-ACCEPTED-NOT-DELIVERED-fires-accepts-only.txt'", true);
     CHECK(r.status == 1);
     CHECK(r.out.find("LIVE-ACCEPTED-NOT-DELIVERED vm0/vcpu0") != std::string::npos);
-    CHECK(r.out.find("0xd1 accepted 3 times") != std::string::npos);
-    CHECK(r.out.find("record 13 (line 19)") != std::string::npos);
+    CHECK(r.out.find("0xd1 accepted 2 times in 15.625 ms (records 3 to 8), never delivered: 1 of them found it still pending and was lost; "
+                     "the vCPU shows no activity in the excerpt") != std::string::npos);
+    CHECK(r.out.find("record 8 (line 14)") != std::string::npos);
     CHECK(r.out.find("[record 3 (line 9): first accept of 0xd1]") != std::string::npos);
     CHECK(r.out.find("no vCPU could be identified") == std::string::npos);
     CHECK(r.out.find("warning: no kvm_entry/kvm_exit: 1 vCPU(s) inferred from the APIC ids") != std::string::npos);
@@ -223,4 +225,33 @@ TEST_CASE("check on a pasted excerpt names rule, vCPU, vector, cycles and the in
     // a trace.dat has no input lines to name
     auto d = run(cli() + " check --json '" + sample("pit.dat") + "'");
     CHECK(d.out.find("\"line\"") == std::string::npos);
+}
+
+TEST_CASE("a clean check of an excerpt says which rules had nothing to judge, and why", "[cli][excerpt]") {
+    auto p = scratch("clean-excerpt.txt");
+    write_file(p,
+               "Here the timer interrupt arrives and is handled (no entries or exits were traced):\n"
+               " qemu-kvm-5001  [003] ....  4821.118064: kvm_apic_accept_irq: apicid 0 vec 236 (Fixed|edge)\n"
+               " qemu-kvm-5000  [002] ....  4821.118070: kvm_inj_virq: IRQ 0xec\n"
+               " qemu-kvm-5000  [002] ....  4821.118090: kvm_eoi: apicid 0 vector 236\n");
+    auto r = run(cli() + " check '" + p.string() + "'");
+    CHECK(r.status == 0);
+    CHECK(r.out.find("not judged (the input gives these rules nothing to check):") != std::string::npos);
+    CHECK(r.out.find("  INJ-NOT-PENDING, INJ-NOT-HIGHEST, INJ-BLOCKED-BY-PPR, ISR-ORDER: no kvm_entry or kvm_exit in the input: no vCPU's "
+                     "APIC state is known, so no injection was judged") != std::string::npos);
+    CHECK(r.out.find("NESTED-EVENT-LOST: no kvm_nested_vmenter in the input") != std::string::npos);
+    CHECK(r.out.find("LIVE-ACCEPTED-NOT-DELIVERED") == std::string::npos);  // it judged the accept
+    auto j = nlohmann::json::parse(run(cli() + " check --json '" + p.string() + "'").out);
+    bool found = false;
+    for (const auto& n : j["not_judged"])
+        if (n["rule"] == "INJ-NOT-PENDING") found = n["why"].get<std::string>().find("no kvm_entry or kvm_exit") == 0;
+    CHECK(found);
+    CHECK(j["input"]["format"] == "trace-cmd report text");
+    CHECK(j["input"]["warnings"].size() >= 1);  // the annotation line, named
+    // a full capture judges nearly everything: only what it has no case of is listed
+    auto full = nlohmann::json::parse(run(cli() + " check --json '" + sample("pveoi-on.dat") + "'").out);
+    std::set<std::string> rules;
+    for (const auto& n : full["not_judged"]) rules.insert(n["rule"].get<std::string>());
+    CHECK(rules.count("INJ-NOT-PENDING") == 0);
+    CHECK(rules.count("NESTED-EVENT-LOST") == 1);
 }

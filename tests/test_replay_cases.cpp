@@ -16,6 +16,8 @@
 #include "helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
+#include "mail_wrap.hpp"
+#include "text_helpers.hpp"
 
 using namespace irqflow;
 using namespace irqflow::replay;
@@ -58,9 +60,33 @@ ReplayOptions parse_options(const std::string& line, const std::string& file) {
         else if (k == "level_storm") o.level_storm = static_cast<int>(n);
         else if (k == "apicv_flap") o.apicv_flap = static_cast<int>(n);
         else if (k == "accept_loop") o.accept_loop = static_cast<int>(n);
+        else if (k == "accept_loop_silent") o.accept_loop_silent = static_cast<int>(n);
         else FAIL("unknown option " << k);
     }
     return o;
+}
+
+// The findings a replay gave, as the expectations are written.
+std::multiset<Expected> found_in(const ReplayResult& r) {
+    std::multiset<Expected> found;
+    for (const auto& f : r.findings)
+        found.insert({std::string(rule_info(f.rule).id), f.vcpu == kUnknownVcpu ? "-" : std::to_string(f.vcpu.value()), f.record,
+                      f.caused_by ? std::to_string(r.findings[*f.caused_by].record) : ""});
+    return found;
+}
+
+std::string listed(const std::multiset<Expected>& xs) {
+    std::string s;
+    for (const auto& x : xs) s += "\n  " + text(x);
+    return s;
+}
+
+// A case file's "# options:" line.
+ReplayOptions options_of(const std::string& file_text, const std::string& name) {
+    std::istringstream in(file_text);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("# options: ", 0) == 0) return parse_options(line.substr(11), name);
+    return {};
 }
 
 std::vector<fs::path> case_files() {
@@ -114,21 +140,37 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
         const bool mentions = std::any_of(expected.begin(), expected.end(), [&](const Expected& x) { return x.rule == rule; });
         CHECK(mentions == fires);
         // what it finds
-        const ReplayResult r = replay::replay(load_trace(path.string()), options);
-        std::multiset<Expected> found;
-        for (const auto& f : r.findings)
-            found.insert({std::string(rule_info(f.rule).id), f.vcpu == kUnknownVcpu ? "-" : std::to_string(f.vcpu.value()), f.record,
-                          f.caused_by ? std::to_string(r.findings[*f.caused_by].record) : ""});
-        std::string want, got;
-        for (const auto& x : expected) want += "\n  " + text(x);
-        for (const auto& x : found) got += "\n  " + text(x);
-        INFO("expected:" << want << "\nfound:" << got);
+        const std::multiset<Expected> found = found_in(replay::replay(load_trace(path.string()), options));
+        INFO("expected:" << listed(expected) << "\nfound:" << listed(found));
         CHECK(found == expected);
     }
     for (const auto& [id, counts] : per_rule) {
         INFO(id);
         CHECK(counts.first >= 1);   // a case where it fires
         CHECK(counts.second >= 1);  // a case where it must stay quiet
+    }
+}
+
+// Bug reports arrive wrapped by mail clients (capture/README.md, "Reading pasted text"):
+// every case, wrapped in every way tests/mail_wrap.hpp knows at 72, 76 and 80 columns,
+// must read as the same events and give the same findings as the case as written.
+TEST_CASE("every rule case, wrapped as mail clients wrap it, gives the events and findings of the case unwrapped", "[replay][cases][wrapped]") {
+    for (const auto& path : case_files()) {
+        const std::string name = path.filename().string();
+        const std::string plain = irqflow::test::read_file(path.string());
+        const ReplayOptions options = options_of(plain, name);
+        const Trace want = load_trace(path.string());
+        const auto expected = found_in(replay::replay(want, options));
+        for (const auto style : irqflow::test::kWrapStyles)
+            for (const std::size_t width : {72, 76, 80}) {
+                INFO(name << ", " << irqflow::test::to_string(style) << " at " << width << " columns");
+                const std::string wrapped = irqflow::test::mail_wrap(plain, style, width, static_cast<unsigned>(width + name.size()));
+                const Trace t = irqflow::test::load_text(wrapped, "wrapped-" + name);
+                irqflow::test::require_identical_events(want, t, style != irqflow::test::WrapStyle::MidToken && style != irqflow::test::WrapStyle::Mixed);
+                const auto found = found_in(replay::replay(t, options));
+                INFO("unwrapped:" << listed(expected) << "\nwrapped:" << listed(found));
+                CHECK(found == expected);
+            }
     }
 }
 

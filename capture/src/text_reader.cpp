@@ -82,10 +82,12 @@ struct Line {
 // The column a text was wrapped at, from all its lines: hardly any a mail client would
 // have broken is left unbroken (wider than kMaxMailColumn with a space to break it at:
 // one in 50, for a line someone edited after the client wrapped it), and some reach near
-// the column. 0 when the text is not wrapped, or not known to be.
+// the column. 0 when the text is not wrapped, or not known to be. Comment lines ("#")
+// are no one's record and are left out.
 class WrapColumn {
 public:
     void line(std::string_view s) {
+        if (const auto b = trim(s); !b.empty() && b.front() == '#') return;
         const std::size_t w = columns(s);
         ++lines_;
         if (w > kMaxMailColumn) {

@@ -46,6 +46,7 @@ void Engine::feed(const Event& e) {
     if (index_ >= drops_.next_start())
         for (std::size_t k = drops_.opening_before(index_); k > 0; --k) model_.drop_window_opens();
     handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+    ++seen_[static_cast<std::size_t>(e.kind)];
     recent_.push(e);
     ++index_;
 }
@@ -59,6 +60,9 @@ void Engine::finish() {
     observers_.finish_eois(model_);
     model_.finish();
     dispatch_completed_ipis();
+    for (const auto& c : checks_) c->finish(ctx_);
+    for (const auto& c : checks_)
+        if (!c->cases()) r_.not_judged.push_back({c->rule(), c->not_judged(seen_)});
     observers_.finish(model_);
 }
 

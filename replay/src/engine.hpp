@@ -55,6 +55,7 @@ private:
     FollowOns follow_ons_;
     DropWindows drops_;
     std::size_t index_ = 0;  // of the next event fed
+    KindCounts seen_{};      // events fed, by kind
     std::array<Handler, kKinds> handlers_{};
 };
 

@@ -98,6 +98,20 @@ std::string at_record(const Trace& t, std::uint64_t record) {
     return s;
 }
 
+// The rules that had nothing to judge, those with the same reason on one line.
+void print_not_judged(const ReplayResult& r, bool& said) {
+    if (r.not_judged.empty()) return;
+    std::vector<std::pair<std::string, std::string>> lines;  // reason → rules, in rules.def order
+    for (const auto& n : r.not_judged) {
+        auto it = std::find_if(lines.begin(), lines.end(), [&](const auto& l) { return l.first == n.why; });
+        if (it == lines.end()) lines.push_back({n.why, std::string(rule_info(n.rule).id)});
+        else it->second += ", " + std::string(rule_info(n.rule).id);
+    }
+    std::printf("%snot judged (the input gives these rules nothing to check):\n", said ? "\n" : "");
+    for (const auto& [why, rules] : lines) std::printf("  %s: %s\n", rules.c_str(), why.c_str());
+    said = true;
+}
+
 void print_text(const ReplayResult& r, const Trace& t) {
     std::map<std::size_t, std::vector<std::size_t>> follow_ons;  // root → its follow-ons
     for (std::size_t i = 0; i < r.findings.size(); ++i)
@@ -119,6 +133,11 @@ void print_text(const ReplayResult& r, const Trace& t) {
         std::printf("%swarning: %s\n", said && &w == &t.meta.warnings.front() ? "\n" : "", w.c_str());
         said = true;
     }
+    for (const auto& n : t.meta.notes) {
+        std::printf("%snote: %s\n", said && &n == &t.meta.notes.front() && t.meta.warnings.empty() ? "\n" : "", n.c_str());
+        said = true;
+    }
+    print_not_judged(r, said);
     if (r.final_state.empty()) {
         std::printf("%swarning: no vCPU could be identified (no kvm_entry/kvm_exit in the trace): nothing was checked\n", said ? "\n" : "");
         said = true;
@@ -220,6 +239,10 @@ void print_json(const ReplayResult& r, const Trace& t) {
     Json j;
     j["findings"] = std::move(findings);
     j["summary"] = json_summary(r);
+    j["input"] = {{"format", t.meta.format}, {"warnings", t.meta.warnings}, {"notes", t.meta.notes}};
+    Json not_judged = Json::array();
+    for (const auto& n : r.not_judged) not_judged.push_back({{"rule", rule_info(n.rule).id}, {"why", n.why}});
+    j["not_judged"] = std::move(not_judged);
     std::cout << json_text(j) << '\n';
 }
 

@@ -41,6 +41,9 @@ int run(const EventsOptions& a) {
     lo.other_event_info = true;  // every event printed with its fields, as trace-cmd report does
     Trace t = load_trace(readable_trace(a.trace), lo);
     validate(a, t);
+    // what the reader skipped or joined, on stderr: stdout stays the events
+    for (const auto& w : t.meta.warnings) std::cerr << "irqflow: warning: " << w << "\n";
+    for (const auto& n : t.meta.notes) std::cerr << "irqflow: note: " << n << "\n";
     std::optional<SerialLog> serial;
     if (!a.serial.empty()) {
         serial = read_serial_log(a.serial);

@@ -84,6 +84,7 @@ void print_json(const Trace& t, const TraceSummary& s) {
                          {"exit_time_by_reason", json_exit_times(v.exit_time_by_reason)}});
     j["vcpus"] = std::move(vcpus);
     j["warnings"] = t.meta.warnings;
+    j["notes"] = t.meta.notes;
     std::cout << json_text(j) << '\n';
 }
 
@@ -115,6 +116,7 @@ void print_text(const Trace& t, const TraceSummary& s) {
     if (s.lost_gaps_unknown) o << " (" << s.lost_gaps_unknown << " of unknown size)";
     o << "\n";
     for (const auto& w : t.meta.warnings) o << "warning: " << w << "\n";
+    for (const auto& n : t.meta.notes) o << "note: " << n << "\n";
     o << "\nevents by name:\n";
     for (const auto& [k, v] : s.events) o << std::setw(10) << v << "  " << k << "\n";
     o << "\nVM exits, time in the host (exit to the vCPU's next entry), as perf kvm stat report shows them:\n\n";

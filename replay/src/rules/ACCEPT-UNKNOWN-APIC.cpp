@@ -13,8 +13,14 @@ class AcceptUnknownApic final : public Check {
 public:
     AcceptUnknownApic(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::ApicAcceptIrq}, {}, false}; }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
+        return "no accept into a VM whose vCPUs are known";
+    }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (fx.outcome != Outcome::AcceptNoVcpu || e.vm == kUnknownVm || c.model.vm_count() == 0) return;
+        if (e.vm == kUnknownVm || c.model.vm_count() == 0) return;
+        judged();
+        if (fx.outcome != Outcome::AcceptNoVcpu) return;
         report(c, e.ts, e.record, e.vm, kUnknownVcpu, "an APIC id owned by a vCPU of vm" + std::to_string(e.vm.value()),
                "accept for APIC id " + std::to_string(static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0))) + ", vector " + vec_str(fx.vector));
     }

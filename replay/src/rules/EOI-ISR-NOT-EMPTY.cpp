@@ -11,8 +11,13 @@ class EoiIsrNotEmpty final : public Check {
 public:
     EoiIsrNotEmpty(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {}, false}; }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::Eoi}); !s.empty()) return s;
+        return "no kvm_eoi of nothing in service (vector -1) came while its vCPU's APIC state was known";
+    }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.outcome != Outcome::EoiNothing || !fx.known) return;
+        judged();
         const auto& v = c.model.vcpu(fx.vcpu);
         if (v.lapic.isr().empty()) return;
         report(c, e, v, "EOI of " + vec_str(v.lapic.isr().highest()) + " (ISR " + set_str(v.lapic.isr()) + ")", "EOI with nothing in service");

@@ -12,8 +12,13 @@ class EoiNotHighestIsr final : public Check {
 public:
     EoiNotHighestIsr(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {}, false}; }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::Eoi}); !s.empty()) return s;
+        return "no EOI came while its vCPU's APIC state was known";
+    }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.outcome != Outcome::Eoi || !fx.known) return;
+        judged();
         const auto& v = c.model.vcpu(fx.vcpu);
         const int top = v.lapic.isr().highest();
         if (top == fx.vector) return;

@@ -12,8 +12,11 @@ class InjBlockedByPpr final : public Check {
 public:
     InjBlockedByPpr(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!injection::judged(fx) || !fx.pending || fx.deliverable >= 0 || injection::out_of_order(fx)) return;
+        if (!injection::judged(fx)) return;
+        judged();
+        if (!fx.pending || fx.deliverable >= 0 || injection::out_of_order(fx)) return;
         const auto& v = c.model.vcpu(fx.vcpu);
         report(c, e, v, "no injection: PPR " + vec_str(v.lapic.ppr()) + " blocks IRR " + set_str(v.lapic.irr()),
                "injection of " + vec_str(fx.vector), injection::accept_of(c, fx.vcpu, fx.vector));

@@ -13,7 +13,9 @@ class IpiExtraDest final : public Check {
 public:
     IpiExtraDest(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{}, {}, true}; }
+    std::string not_judged(const KindCounts& seen) const override { return ipi::not_judged(seen); }
     void on_ipi(const IpiSend& s, const RuleContext& c) override {
+        if (s.lowest_priority || s.exact) judged();
         if (s.lowest_priority) {
             if (!s.received.empty() && !ipi::lowest_priority_ok(s))
                 report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + ": one of APIC ids " + ids_str(s.expected) + " (lowest priority)",

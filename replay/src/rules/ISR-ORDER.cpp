@@ -13,8 +13,11 @@ class IsrOrder final : public Check {
 public:
     IsrOrder(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!injection::judged(fx) || !fx.pending || !injection::out_of_order(fx)) return;
+        if (!injection::judged(fx)) return;
+        judged();
+        if (!fx.pending || !injection::out_of_order(fx)) return;
         const auto& v = c.model.vcpu(fx.vcpu);
         Chain chain = injection::accept_of(c, fx.vcpu, fx.vector);
         if (const auto rec = c.evidence.of(fx.vcpu, fx.in_service).inject_record) chain.push_back({rec, "injected " + vec_str(fx.in_service)});

@@ -1,17 +1,19 @@
 // LIVE-ACCEPTED-NOT-DELIVERED: an edge vector accepted into a vCPU's IRR again and
 // again with no delivery in between. The APIC keeps one IRR bit per vector, so every
 // accept after the first that finds the vector still pending is an interrupt lost for
-// good; ReplayOptions::accept_loop accepts with no injection, EOI or posted delivery
-// of the vector between them is a vCPU that does not take it — however few lines the
-// excerpt has. Judged only where the trace shows why it was not taken:
+// good. Judged only where the trace shows why it was not taken:
 //  - the vCPU did not run in the excerpt at all (a hang report pasting only the
-//    accepts that repeat): no entry, exit, wakeup, injection or EOI on its thread;
+//    accepts that repeat, its reporter eliding the rest): no entry, exit, wakeup,
+//    injection or EOI on its thread. Then ReplayOptions::accept_loop_silent accepts
+//    (2: the second is already lost) are the evidence, however few lines the excerpt
+//    keeps; the finding says whether other vCPUs run in it, which tells a stuck vCPU
+//    from a trace filtered to the interrupt path;
 //  - or it stayed out of the guest (halted and never woken, or held in the host) for
-//    ReplayOptions::pending_threshold_ns since the first of them: no entry, exit,
-//    wakeup, injection or EOI on its thread (an excerpt may leave out the entries and
-//    exits; an injection still shows the vCPU running). Shorter stretches
-//    happen on healthy hosts (a halted vCPU woken only by its next timer while an
-//    edge vector sits in IRR, measured on the samples: up to 4 ms).
+//    ReplayOptions::pending_threshold_ns since the first of ReplayOptions::accept_loop
+//    accepts: no entry, exit, wakeup, injection or EOI on its thread (an excerpt may
+//    leave out the entries and exits; an injection still shows the vCPU running).
+//    Shorter stretches happen on healthy hosts (a halted vCPU woken only by its next
+//    timer while an edge vector sits in IRR, measured on the samples: up to 4 ms).
 // A vCPU that runs but does not inject a pending vector is LIVE-PENDING-NOT-INJECTED's:
 // that takes the model's word that the vector was deliverable (the guest may have
 // interrupts off, or a higher class in service, or APICv may deliver it unseen).
@@ -35,6 +37,10 @@ public:
                  EventKind::ApicvInhibitChanged, EventKind::Lost},
                 false};
     }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
+        return "no edge-triggered accept into IRR (outside APICv/AVIC) in the input";
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!c.model.proofs_hold() || e.kind == EventKind::Lost || e.kind == EventKind::ApicvInhibitChanged) {
             ++epoch_;  // every episode ends (lazily: a drop window covers many events)
@@ -49,29 +55,44 @@ public:
         }
         const auto& v = c.model.vcpu(fx.vcpu);
         if (fx.outcome != Outcome::Accepted || fx.level || c.model.vm(v.vm)->apicv_active) return;
+        judged();
         if (ep.epoch != epoch_) ep = {};
         if (ep.accepts == 0) ep = {0, e.ts.value(), e.record, v.own_events, false, epoch_};
         ++ep.accepts;
-        if (ep.reported || ep.accepts < c.options.accept_loop) return;
         // The vCPU's own thread (entries, exits, wakeups, injections, EOIs, …) shows it
         // running, or in the host on its behalf; an accept is not its own thread's event.
+        const bool silent = v.own_events == 0;
+        if (ep.reported || ep.accepts < (silent ? c.options.accept_loop_silent : c.options.accept_loop)) return;
         const bool moved = v.own_events != ep.own_events_before;
         const std::int64_t span_ns = e.ts.value() - ep.since;
         std::string why;
-        if (v.own_events == 0) why = "the vCPU did not run in the excerpt (no kvm_entry, kvm_exit, wakeup, injection or EOI on its thread)";
+        if (silent) why = silence(c, v);
         else if (moved || span_ns < c.options.pending_threshold_ns) return;
         else if (v.in_hlt) why = "the vCPU stayed halted all that time (no entry, exit or wakeup since its HLT exit): never woken";
         else why = "the vCPU did not enter the guest all that time";
         ep.reported = true;
         char span[48];
         std::snprintf(span, sizeof span, "%.3f ms", static_cast<double>(span_ns) / 1e6);
+        const int lost = ep.accepts - 1;
         report(c, e, v, "delivery of " + vec_str(fx.vector) + " (an injection, or an EOI showing it was taken)",
-               vec_str(fx.vector) + " accepted " + std::to_string(ep.accepts) + " times in " + span + ", never delivered: " +
-                   std::to_string(ep.accepts - 1) + " of them found it still pending and were lost; " + why,
+               vec_str(fx.vector) + " accepted " + std::to_string(ep.accepts) + " times in " + span + " (records " +
+                   std::to_string(ep.first_record) + " to " + std::to_string(e.record) + "), never delivered: " + std::to_string(lost) +
+                   (lost == 1 ? " of them found it still pending and was lost; " : " of them found it still pending and were lost; ") + why,
                {{ep.first_record, "first accept of " + vec_str(fx.vector)}});
     }
 
 private:
+    // Why a vCPU with no event of its own in the excerpt is stuck, or may only look so.
+    static std::string silence(const RuleContext& c, const VcpuModel& v) {
+        bool others_run = false;
+        for (std::size_t i = 0; i < c.model.vcpu_count() && !others_run; ++i) {
+            const auto& o = c.model.vcpu(VcpuSlot(static_cast<std::int32_t>(i)));
+            others_run = &o != &v && o.vm == v.vm && o.own_events > 0;
+        }
+        const std::string none = "the vCPU shows no activity in the excerpt (no kvm_entry, kvm_exit, wakeup, injection or EOI on its thread)";
+        if (others_run) return none + " while other vCPUs of its VM run in it: stuck";
+        return none + ", and no vCPU of its VM shows any: stuck, unless the trace was filtered to the interrupt path";
+    }
     struct Episode {
         int accepts = 0;                     // since the last delivery of the vector
         std::int64_t since = 0;              // the first of them

@@ -25,6 +25,7 @@ public:
         const auto reason = e.get(slot::apicv_reason);
         const auto set = e.get(slot::apicv_set);
         if (!reason || !set) return;
+        judged();
         auto& r = reasons_[{e.vm.value(), *reason}];
         if (*set) {
             r.set_at = e.ts.value();

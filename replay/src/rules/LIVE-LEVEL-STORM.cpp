@@ -4,13 +4,20 @@
 // accept on the EOI-ing vCPU's thread before its next entry); with a split irqchip,
 // QEMU's IOAPIC does the same on the KVM_EXIT_IOAPIC_EOI exit, again on that thread
 // before the next entry. A healthy handler services the device first (the device
-// de-asserts: kvm_set_irq level 0 on that GSI), or masks the pin, then EOIs. The same
-// vector re-delivered at once after ReplayOptions::level_storm EOIs in a row, with no
-// de-assert and no masked pin since each accept, is a guest servicing nothing forever
-// (or a line nobody lowers) — visible in a few dozen lines.
+// de-asserts: kvm_set_irq level 0 on that GSI), or masks the pin, then EOIs; a
+// resampling irqfd lowers the line inside the EOI's processing, which is healthy too.
+//
+// Where the excerpt shows the line — the accept was raised by a kvm_set_irq of a GSI,
+// so its de-assert would be traced as well — one cycle is the evidence: an EOI whose
+// processing ends (the vCPU enters the guest again, the vector is re-delivered at once,
+// or the excerpt ends) with no de-assert and no mask since the accept. A line the
+// excerpt does not show (QEMU's IOAPIC raising MSIs with a split irqchip) needs
+// ReplayOptions::level_storm re-deliveries at once in a row, with nothing lowering it
+// between: the line is never seen to go low, only its effect.
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "check.hpp"
@@ -29,73 +36,148 @@ public:
         switch (e.kind) {
         case EventKind::Lost:
             lines_.clear();
+            raising_.clear();
             watching_ = 0;
             return;
-        case EventKind::SetIrq:  // kvm_set_irq: a GSI's line; in-kernel, GSI n < 24 is IOAPIC pin n
-            if (e.get(slot::setirq_level) == 0) lowered(e.vm, pin_vector(c, e.vm, e.get(slot::setirq_gsi)));
+        case EventKind::SetIrq: {  // kvm_set_irq: a GSI's line
+            const auto gsi = e.get(slot::setirq_gsi);
+            if (!gsi) return;
+            if (e.get(slot::setirq_level) == 0) lowered(c, e.vm, line_vector(c, e.vm, *gsi));
+            else raising_[e.tid.value()] = *gsi;  // the accept it causes follows on this thread
             return;
-        case EventKind::IoapicSetIrq:
-            if (e.get(slot::ioapic_masked) == 1) lowered(e.vm, static_cast<int>(e.get(slot::ioapic_vec).value_or(-1)));
+        }
+        case EventKind::IoapicSetIrq:  // in-kernel: the raise on this thread is complete
+            raising_.erase(e.tid.value());
+            if (e.get(slot::ioapic_masked) == 1) lowered(c, e.vm, static_cast<int>(e.get(slot::ioapic_vec).value_or(-1)));
             return;
-        case EventKind::Entry:  // the EOI-ing vCPU runs again: what its EOI could re-deliver at once is over
+        case EventKind::Entry:  // the EOI-ing vCPU runs again: its EOI's processing is over
             if (watching_ > 0 && fx.vcpu != kNoVcpu)
                 for (auto& [key, l] : lines_)
-                    if (l.watcher == fx.vcpu) watch(l, kNoVcpu);
+                    if (l.watcher == fx.vcpu) {
+                        if (l.judging) judge(c, key.second, l, "the vCPU entered the guest again");
+                        watch(l, kNoVcpu);
+                    }
             return;
         case EventKind::Eoi: {
             if (fx.vcpu == kNoVcpu || fx.outcome != Outcome::Eoi) return;
-            auto it = lines_.find({e.vm.value(), fx.vector});
-            if (it == lines_.end() || !it->second.asserted) return;  // not a level vector, or its line went low
-            watch(it->second, fx.vcpu);
-            it->second.eoi_record = e.record;
+            auto it = lines_.find({fx.vcpu.value(), fx.vector});  // the vector may be an edge one of this vCPU's
+            if (it == lines_.end()) return;  // not a level vector
+            judged();
+            if (!it->second.asserted) return;  // its line went low first: healthy
+            Line& l = it->second;
+            watch(l, fx.vcpu);
+            l.eoi_record = e.record;
+            l.eoi_ts = e.ts;
+            l.judging = l.gsi >= 0 && !l.reported;
             return;
         }
         default: break;
         }
+        accepted(e, fx, c);
+    }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
+        if (!level_accepts_) return "no level-triggered accept in the input";
+        return "no EOI of a level-triggered vector in the input";
+    }
+    void finish(const RuleContext& c) override {
+        for (auto& [key, l] : lines_)
+            if (l.judging) judge(c, key.second, l, "the excerpt ends there");
+    }
+
+private:
+    struct Line {
+        VmId vm = kUnknownVm;
+        bool asserted = false;          // accepted, and no de-assert or mask seen since
+        std::int64_t gsi = -1;          // the GSI whose kvm_set_irq raised it: its de-assert is traced too
+        VcpuSlot watcher = kNoVcpu;     // EOI'd with the line asserted by this vCPU, which has not entered since
+        bool judging = false;           // that EOI, of a line the excerpt shows, awaits the end of its processing
+        bool reported = false;          // found EOI'd asserted; not again before the line goes low
+        int cycles = 0;                 // re-deliveries at once in a row
+        std::uint64_t eoi_record = 0, first_eoi = 0, first_accept = 0, accept_record = 0;
+        TimestampNs eoi_ts, accept_ts;
+    };
+
+    void accepted(const Event& e, const Effect& fx, const RuleContext& c) {
+        const auto raised = raising_.find(e.tid.value());
+        std::optional<std::int64_t> gsi;
+        if (raised != raising_.end()) {
+            gsi = raised->second;
+            raising_.erase(raised);
+        }
         if (fx.outcome != Outcome::Accepted || !fx.level) return;
-        auto& l = lines_[{e.vm.value(), fx.vector}];
+        ++level_accepts_;
+        const std::pair<std::int32_t, int> key{fx.vcpu.value(), fx.vector};
+        auto& l = lines_[key];
+        l.vm = e.vm;
         const bool at_once = l.watcher != kNoVcpu && e.tid == c.model.vcpu(l.watcher).tid;
+        if (at_once && l.judging) judge(c, key.second, l, "it was delivered again at once (record " + std::to_string(e.record) + ")");
         if (at_once) {
             if (l.cycles++ == 0) l.first_eoi = l.eoi_record;
         } else {
             l.cycles = 0;
             l.first_accept = e.record;
         }
+        if (gsi) {
+            l.gsi = *gsi;
+            gsi_vector_[{e.vm.value(), *gsi}] = fx.vector;
+        }
+        l.accept_record = e.record;
+        l.accept_ts = e.ts;
         l.asserted = true;
         watch(l, kNoVcpu);
-        if (l.cycles != c.options.level_storm) return;
-        const VcpuSlot d = fx.vcpu;
-        report(c, e, c.model.vcpu(d), "the device serviced (its line de-asserted) or the pin masked before the EOI",
+        if (l.cycles != c.options.level_storm || l.reported) return;
+        l.reported = true;
+        report(c, e, c.model.vcpu(fx.vcpu), "the device serviced (its line de-asserted) or the pin masked before the EOI",
                vec_str(fx.vector) + " (level) re-delivered at once after " + std::to_string(l.cycles) +
                    " EOIs in a row, its line still asserted each time (no de-assert, pin not masked since the accept)",
                {{l.first_accept, "accepted " + vec_str(fx.vector)}, {l.first_eoi, "first EOI with the line asserted"}});
     }
 
-private:
-    static int pin_vector(const RuleContext& c, VmId vm, std::optional<std::int64_t> gsi) {
+    // The EOI of a line the excerpt shows has been processed: still asserted, it is
+    // the fault (one cycle is enough: the IOAPIC re-delivers at once).
+    void judge(const RuleContext& c, int vector, Line& l, const std::string& when) {
+        l.judging = false;
+        if (!l.asserted) return;  // lowered inside the EOI's processing (a resampling irqfd)
+        l.reported = true;
+        const auto& v = c.model.vcpu(l.watcher);
+        char waited[48];
+        std::snprintf(waited, sizeof waited, "%.1f µs", static_cast<double>(l.eoi_ts.value() - l.accept_ts.value()) / 1e3);
+        report(c, l.eoi_ts, l.eoi_record, v.vm, v.id,
+               "the device serviced first (kvm_set_irq gsi " + std::to_string(l.gsi) + " level 0) or the pin masked, then the EOI",
+               vec_str(vector) + " (level, GSI " + std::to_string(l.gsi) + ") EOI'd " + waited +
+                   " after its accept with the line still asserted (no de-assert, pin not masked since): the IOAPIC delivers it again at once; " +
+                   when,
+               {{l.accept_record, "accepted " + vec_str(vector) + " (level), raised by GSI " + std::to_string(l.gsi)}});
+    }
+
+    // The vector a GSI's line delivers: learnt from the accepts it raised, else the
+    // in-kernel IOAPIC's redirection entry (GSI n < 24 is pin n).
+    int line_vector(const RuleContext& c, VmId vm, std::int64_t gsi) const {
+        if (const auto it = gsi_vector_.find({vm.value(), gsi}); it != gsi_vector_.end()) return it->second;
         const VmModel* m = c.model.vm(vm);
-        return m && gsi ? m->ioapic.entry(static_cast<int>(*gsi)).vector : -1;
+        return m && gsi >= 0 && gsi < 24 ? m->ioapic.entry(static_cast<int>(gsi)).vector : -1;
     }
-    void lowered(VmId vm, int vector) {
+    // A line went low (or its pin was masked): every vCPU it was delivered to.
+    void lowered(const RuleContext&, VmId vm, int vector) {
         if (vector < 0) return;
-        auto it = lines_.find({vm.value(), vector});
-        if (it == lines_.end()) return;
-        it->second.asserted = false;
-        watch(it->second, kNoVcpu);
-        it->second.cycles = 0;
+        for (auto& [key, l] : lines_) {
+            if (key.second != vector || l.vm != vm) continue;
+            l.asserted = false;
+            l.reported = false;
+            l.cycles = 0;
+            if (!l.judging) watch(l, kNoVcpu);  // one being judged keeps its watcher until its entry
+        }
     }
-    struct Line {
-        bool asserted = false;          // accepted, and no de-assert or mask seen since
-        VcpuSlot watcher = kNoVcpu;     // EOI'd with the line asserted by this vCPU, which has not entered since
-        int cycles = 0;                 // re-deliveries at once in a row
-        std::uint64_t eoi_record = 0, first_eoi = 0, first_accept = 0;
-    };
     void watch(Line& l, VcpuSlot v) {
         watching_ += (v != kNoVcpu) - (l.watcher != kNoVcpu);
         l.watcher = v;
     }
-    std::map<std::pair<std::int32_t, int>, Line> lines_;  // (VM, vector) of level accepts
+    std::map<std::pair<std::int32_t, int>, Line> lines_;  // (destination vCPU slot, vector) of level accepts
+    std::map<std::pair<std::int32_t, std::int64_t>, int> gsi_vector_;  // (VM, GSI) → the vector its accepts carried
+    std::unordered_map<std::int32_t, std::int64_t> raising_;  // thread → GSI it just raised
     int watching_ = 0;  // lines with a watcher: entries need not look otherwise
+    std::uint64_t level_accepts_ = 0;
 };
 
 }  // namespace

@@ -17,6 +17,10 @@ class LiveNoEoi final : public Check {
 public:
     LiveNoEoi(RuleId id, const Model& m) : Check(id), reported_(m.vcpu_count()) {}
     Subscriptions subscriptions() const override { return {{}, {EventKind::InjVirq, EventKind::Entry}, false}; }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;
+        return "no vCPU entered the guest with a vector in service while its APIC state was known";
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
         auto& reported = reported_[static_cast<std::size_t>(fx.vcpu.value())];
@@ -26,6 +30,7 @@ public:
         }
         const auto& v = c.model.vcpu(fx.vcpu);
         if (!v.synced || v.lapic.isr().empty()) return;
+        judged();
         const int top = v.lapic.isr().highest();  // the top one is what blocks progress
         const auto& x = c.evidence.of(fx.vcpu, top);
         const auto u = static_cast<std::size_t>(top);

@@ -17,6 +17,10 @@ class LivePendingNotInjected final : public Check {
 public:
     LivePendingNotInjected(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
     Subscriptions subscriptions() const override { return {{}, {EventKind::Entry}, false}; }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;
+        return "no vCPU entered the guest with a vector deliverable while its APIC state was known";
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
@@ -26,6 +30,7 @@ public:
             s.vector = -1;
             return;
         }
+        judged();
         const auto windows = v.windows_opened - s.windows_before;
         if (d != s.vector) {
             s = {d, e.ts.value(), 1, v.windows_opened, false};

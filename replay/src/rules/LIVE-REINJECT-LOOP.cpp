@@ -28,6 +28,10 @@ public:
     Subscriptions subscriptions() const override {
         return {{}, {EventKind::Entry, EventKind::Exit, EventKind::InjVirq, EventKind::InjException, EventKind::Eoi}, false};
     }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::InjVirq, EventKind::InjException}); !s.empty()) return s;
+        return "no re-injection (kvm_inj_virq or kvm_inj_exception … [reinjected]) after an exit and an entry in the input";
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
@@ -74,6 +78,7 @@ private:
         const bool entered = s.entered;
         s.entered = false;
         if (!entered) return;  // a cancelled entry
+        judged();
         const Exit exit = exit_of(s.last_exit);
         const bool reported = exit.intr_info.has_value();
         if (reported && !failed_delivery) return;  // the exit does not say this delivery failed

@@ -9,9 +9,14 @@
 //    exit_int_info, or
 //  - the run ends before L2 ran at all (an interrupt for L1, a failed check): the exit
 //    to L1 (kvm_nested_vmexit_inject) must carry the event in exit_int_info, or L1
-//    never learns its injection did not happen.
-// Anything else lost the event. Vectoring info is traced on SVM only (kvm_exit's
-// intr_info); on VMX only the third case is judged.
+//    never learns its injection did not happen — unless L1 puts the same event in
+//    event_inj again at its next nested entry (it knew): then it is delivered after
+//    all. So that case is decided at L1's next nested entry, or at the end of the
+//    excerpt.
+// Anything else lost the event. An L2 kvm_exit proves L2 ran even where the excerpt shows
+// no kvm_entry after the nested entry (left out, or ordered before it by per-CPU
+// clocks). Vectoring info is traced on SVM only (kvm_exit's intr_info); on VMX only
+// the third case is judged.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -43,8 +48,18 @@ public:
         switch (e.kind) {
         case EventKind::NestedVmenter: {
             const auto inj = e.get(slot::nvmenter_event_inj);
+            if (s.phase == Phase::HandedBack) {
+                if (!inj || !carries(s, *inj)) lost_before_l2_ran(c, fx.vcpu, s, "L1's next nested entry (record " + std::to_string(e.record) +
+                                                                                     ") does not inject it again");
+                // else: L1 injects it again, so it knew: delivered after all
+            }
             s = {};
-            if (inj && event_word::valid(*inj)) s = {Phase::Injected, *inj, e.record};
+            if (inj && event_word::valid(*inj)) {
+                judged();
+                s.phase = Phase::Injected;
+                s.event_inj = *inj;
+                s.vmenter_record = e.record;
+            }
             return;
         }
         case EventKind::Entry:
@@ -59,6 +74,9 @@ public:
             return;
         case EventKind::Exit:
         case EventKind::NestedVmexit: {  // an L2 exit (kvm_nested_vmexit repeats kvm_exit's slots)
+            // A hardware exit from L2 (kvm_exit) proves it ran; kvm_nested_vmexit alone does
+            // not (it may describe an exit KVM made up before L2 ran).
+            if (s.phase == Phase::Injected && e.kind == EventKind::Exit) s.phase = Phase::Running;
             if (s.phase != Phase::Running) return;
             const auto vi = vectoring_info(e);
             if (!vi) {  // VMX: whether the delivery completed is not traced
@@ -79,12 +97,16 @@ public:
             if (s.phase == Phase::Requeued && reinjects(e, s)) s = {};
             return;
         case EventKind::NestedVmexitInject: {
-            if (s.phase == Phase::Idle) return;
+            if (s.phase == Phase::Idle || s.phase == Phase::HandedBack) return;
             const auto ii = e.get(slot::nvmexit_inject_int_info).value_or(0);
             if (s.phase != Phase::Running && !carries(s, ii)) {
-                const std::string when = s.phase == Phase::Injected ? "before L2 ran" : "after an exit cut its delivery short";
+                s.phase = s.phase == Phase::Injected ? Phase::HandedBack : s.phase;
+                if (s.phase == Phase::HandedBack) {  // unless L1 injects it again
+                    s.exit = {e.ts, e.record, ii};
+                    return;
+                }
                 report(c, e, c.model.vcpu(fx.vcpu), event_text(s) + " handed back to L1 in exit_int_info",
-                       "the exit to L1 " + when + " has exit_int_info " + hex(ii) + ": the event is lost",
+                       "the exit to L1 after an exit cut its delivery short has exit_int_info " + hex(ii) + ": the event is lost",
                        {{s.vmenter_record, "L1 injects " + event_text(s)}});
             }
             s = {};
@@ -94,12 +116,28 @@ public:
         }
     }
 
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::NestedVmenter}); !s.empty()) return s;
+        return "no nested entry injecting an event (event_inj valid) in the input";
+    }
+    void finish(const RuleContext& c) override {
+        for (std::size_t i = 0; i < state_.size(); ++i)
+            if (state_[i].phase == Phase::HandedBack)
+                lost_before_l2_ran(c, VcpuSlot(static_cast<std::int32_t>(i)), state_[i], "the excerpt ends before L1 enters L2 again");
+    }
+
 private:
     enum class Phase : std::uint8_t {
-        Idle,      // no event of L1's in flight
-        Injected,  // a nested entry carries it; L2 has not run yet
-        Running,   // L2 entered with it
-        Requeued,  // an L2 exit cut its delivery short: it must be re-injected or reflected
+        Idle,        // no event of L1's in flight
+        Injected,    // a nested entry carries it; L2 has not run yet
+        Running,     // L2 entered with it
+        Requeued,    // an L2 exit cut its delivery short: it must be re-injected or reflected
+        HandedBack,  // the run ended before L2 ran, exit_int_info without it: L1 must inject it again
+    };
+    struct ExitToL1 {
+        TimestampNs ts;
+        std::uint64_t record = 0;
+        std::int64_t int_info = 0;
     };
     struct State {
         Phase phase = Phase::Idle;
@@ -107,7 +145,15 @@ private:
         std::uint64_t vmenter_record = 0;
         std::uint64_t cut_record = 0;
         std::int64_t cut_info = 0;
+        ExitToL1 exit;  // HandedBack: the exit to L1 that did not carry it
     };
+    void lost_before_l2_ran(const RuleContext& c, VcpuSlot v, State& s, const std::string& decided) {
+        const auto& vcpu = c.model.vcpu(v);
+        report(c, s.exit.ts, s.exit.record, vcpu.vm, vcpu.id, event_text(s) + " handed back to L1 in exit_int_info",
+               "the exit to L1 before L2 ran has exit_int_info " + hex(s.exit.int_info) + ", and " + decided + ": the event is lost",
+               {{s.vmenter_record, "L1 injects " + event_text(s)}});
+        s = {};
+    }
     static bool carries(const State& s, std::int64_t info) {
         return event_word::valid(info) && event_word::type(info) == event_word::type(s.event_inj) &&
                event_word::vector(info) == event_word::vector(s.event_inj);

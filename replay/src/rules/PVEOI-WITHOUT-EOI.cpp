@@ -13,8 +13,13 @@ class PvEoiWithoutEoi final : public Check {
 public:
     PvEoiWithoutEoi(RuleId id, const Model&) : Check(id) {}
     Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
+    std::string not_judged(const KindCounts& seen) const override {
+        if (auto s = none_of(seen, {EventKind::PvEoi}); !s.empty()) return s;
+        return "no kvm_pv_eoi came while its vCPU's APIC state was known (and APICv/AVIC off)";
+    }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!fx.checkable) return;
+        judged();
         if (pv_eoi::follows_its_eoi(e, fx.vector, c)) return;
         report(c, e, c.model.vcpu(fx.vcpu), "kvm_eoi of " + vec_str(fx.vector) + " right before", "kvm_pv_eoi of " + vec_str(fx.vector));
     }

@@ -4,6 +4,8 @@
 // (the state it left), and for each IPI whose deliveries are complete. It keeps its own
 // state and writes nothing but findings.
 #pragma once
+#include <array>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -31,6 +33,11 @@ struct RuleContext {
 
 using Chain = std::vector<std::pair<std::uint64_t, std::string>>;
 
+// The input's events by kind: what a rule that judged nothing names as lacking.
+using KindCounts = std::array<std::uint64_t, static_cast<std::size_t>(EventKind::Count_)>;
+// "no kvm_pv_eoi in the input" when none of `kinds` came, else "".
+std::string none_of(const KindCounts& seen, std::initializer_list<EventKind> kinds);
+
 class Check {
 public:
     struct Subscriptions {
@@ -40,12 +47,21 @@ public:
 
     explicit Check(RuleId id) : id_(id) {}
     virtual ~Check() = default;
+    RuleId rule() const { return id_; }
     virtual Subscriptions subscriptions() const = 0;
     virtual void before(const Event&, const Effect&, const RuleContext&) {}
     virtual void after(const Event&, const Effect&, const RuleContext&) {}
     virtual void on_ipi(const IpiSend&, const RuleContext&) {}
+    // The end of the stream: what was waiting for more evidence is decided on what came.
+    virtual void finish(const RuleContext&) {}
+    // Cases it judged (each could have fired). One that judged none says why
+    // (ReplayResult::not_judged), so "0 findings" on an excerpt is not read as "healthy".
+    std::uint64_t cases() const { return cases_; }
+    // What the input lacked for it (by default: the kinds it subscribes to, if none came).
+    virtual std::string not_judged(const KindCounts& seen) const;
 
 protected:
+    void judged() { ++cases_; }
     void report(const RuleContext& c, TimestampNs ts, std::uint64_t record, VmId vm, VcpuId vcpu, std::string expected,
                 std::string observed, Chain chain = {}) const;
     // At event `e`, about vCPU `v`.
@@ -56,6 +72,7 @@ protected:
 
 private:
     RuleId id_;
+    std::uint64_t cases_ = 0;
 };
 
 // Every rule's check, in rules.def order (registry.cpp).

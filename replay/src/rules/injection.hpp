@@ -20,6 +20,15 @@ inline bool out_of_order(const Effect& fx) {
     return fx.in_service >= 0 && priority_class(fx.vector) <= priority_class(fx.in_service);
 }
 
+// Why an injection rule judged nothing.
+inline std::string not_judged(const KindCounts& seen) {
+    if (auto s = none_of(seen, {EventKind::InjVirq}); !s.empty()) return s;
+    if (!seen[static_cast<std::size_t>(EventKind::Entry)] && !seen[static_cast<std::size_t>(EventKind::Exit)])
+        return "no kvm_entry or kvm_exit in the input: no vCPU's APIC state is known, so no injection was judged";
+    return "no injection came while its vCPU's APIC state was known (known from the VM's start, an INIT or a halt "
+           "that blocked; not while APICv/AVIC delivers)";
+}
+
 // The accept that made the vector pending, when the trace has it.
 inline Chain accept_of(const RuleContext& c, VcpuSlot s, int vector) {
     const auto& x = c.evidence.of(s, vector);

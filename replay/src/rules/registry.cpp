@@ -2,6 +2,7 @@
 // there and one file here named after its id.
 #include <algorithm>
 #include <array>
+#include <string>
 
 #include "check.hpp"
 
@@ -51,6 +52,32 @@ void Check::report(const RuleContext& c, TimestampNs ts, std::uint64_t record, V
     f.observed = std::move(observed);
     f.chain = std::move(chain);
     c.findings.push_back(std::move(f));
+}
+
+std::string none_of(const KindCounts& seen, std::initializer_list<EventKind> kinds) {
+    std::string names;
+    for (auto k : kinds) {
+        if (seen[static_cast<std::size_t>(k)]) return {};
+        names += (names.empty() ? "" : " or ") + std::string(kind_info(k).name);
+    }
+    return "no " + names + " in the input";
+}
+
+std::string Check::not_judged(const KindCounts& seen) const {
+    const auto s = subscriptions();
+    std::vector<EventKind> kinds(s.before.begin(), s.before.end());
+    kinds.insert(kinds.end(), s.after.begin(), s.after.end());
+    bool any = false;
+    std::string names;
+    int named = 0;
+    for (auto k : kinds) {
+        if (k == EventKind::Lost || names.find(kind_info(k).name) != std::string::npos) continue;
+        any = any || seen[static_cast<std::size_t>(k)] > 0;
+        names += (names.empty() ? "" : ", ") + std::string(kind_info(k).name);
+        ++named;
+    }
+    if (!any && named) return (named == 1 ? "no " : "none of ") + names + " in the input";
+    return "nothing in the input it applies to";
 }
 
 std::vector<std::unique_ptr<Check>> make_checks(const Model& m) {

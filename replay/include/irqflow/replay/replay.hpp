@@ -47,7 +47,8 @@ struct ReplayOptions {
     int level_storm = 2;                                // LIVE-LEVEL-STORM: EOIs in a row with the line still asserted
     int apicv_flap = 4;                                 // LIVE-APICV-INHIBIT-FLAP: set→clear cycles of one reason
     std::int64_t apicv_flap_window_ns = 1'000'000'000;  //   within this long
-    int accept_loop = 3;                                // LIVE-ACCEPTED-NOT-DELIVERED: accepts with no delivery between
+    int accept_loop = 3;                                // LIVE-ACCEPTED-NOT-DELIVERED: accepts with no delivery between,
+    int accept_loop_silent = 2;                         //   and as many when the vCPU shows nothing at all
 };
 
 // Latency samples summarized.
@@ -166,6 +167,12 @@ struct UnsyncedSpan {
     std::int64_t start = 0, end = 0;
 };
 
+// A rule that judged nothing in the input, and what the input lacked for it.
+struct NotJudged {
+    RuleId rule;
+    std::string why;
+};
+
 struct ReplayResult {
     std::vector<LateIrrWrite> late_irr_writes;
     std::vector<InterruptRecord> interrupts;  // with collect_details
@@ -175,6 +182,8 @@ struct ReplayResult {
     std::vector<Finding> findings;
     ReplayStats stats;
     std::vector<VcpuState> final_state;
+    // Rules that had no case to judge (rules.def order): "0 findings" says nothing of them.
+    std::vector<NotJudged> not_judged;
     std::uint64_t divergences() const;
     std::uint64_t liveness_failures() const;
     std::uint64_t follow_ons() const;  // findings an earlier root explains (Finding::caused_by)
