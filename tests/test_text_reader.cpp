@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "helpers.hpp"
+#include "mail_wrap.hpp"
 #include "text_helpers.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -158,6 +159,41 @@ TEST_CASE("the layouts people paste in bug reports give the same stream", "[text
             return out;
         });
         require_same_stream(dat, load_text(t, "nbsp.txt"), Compare::Full);
+    }
+}
+
+TEST_CASE("every layout, wrapped in every way a mail client wraps, gives the events of the layout unwrapped", "[text][wrapped][samples]") {
+    const std::string name = "pveoi-on-midflight-v6.dat";
+    std::string ns = run("trace-cmd report -t '" + sample(name) + "' | head -6000").out;
+    std::string latency = run("trace-cmd report -l -t '" + sample(name) + "' | head -6000").out;
+    const std::pair<const char*, std::string> layouts[] = {
+        {"task [cpu] ts", ns},
+        {"report -l", latency},
+        {"timestamp only", rewrite(ns, [](const std::string& l) { auto p = split(l); return "  " + trim_copy(p.ts) + ": " + p.rest; })},
+        {"no columns", rewrite(ns, [](const std::string& l) { return "  " + split(l).rest; })},
+        {"perf script tid", rewrite(ns, [](const std::string& l) {
+             auto p = split(l);
+             auto task = trim_copy(p.task);
+             auto dash = task.rfind('-');
+             return " " + task.substr(0, dash) + " " + task.substr(dash + 1) + " " + p.cpu + p.ts + ": kvm:" + trim_copy(p.rest);
+         })},
+        {"perf script pid/tid, CPU n/KVM", rewrite(ns, [](const std::string& l) {
+             auto p = split(l);
+             auto task = trim_copy(p.task);
+             auto dash = task.rfind('-');
+             return " CPU 0/KVM 77/" + task.substr(dash + 1) + " " + p.cpu + p.ts + ": kvm:" + trim_copy(p.rest);
+         })},
+    };
+    for (const auto& [layout, text] : layouts) {
+        const Trace plain = load_text(text, "layout.txt");
+        REQUIRE(plain.events.size() > 5000);
+        for (const WrapStyle style : kWrapStyles)
+            for (const std::size_t width : {72, 80}) {
+                INFO(layout << ", " << to_string(style) << " at " << width << " columns");
+                const Trace t = load_text(mail_wrap(text, style, width, static_cast<unsigned>(width)), "layout-wrapped.txt");
+                require_identical_events(plain, t, style != WrapStyle::MidToken && style != WrapStyle::Mixed);
+                for (const auto& w : t.meta.warnings) CHECK(w.find("annotations") == std::string::npos);
+            }
     }
 }
 

@@ -145,8 +145,6 @@ public:
         summarize();
     }
 
-    std::uint64_t events() const { return events_; }
-
 private:
     enum class Cut { No, Last, LastUnterminated };
 
@@ -208,7 +206,7 @@ private:
     // x, held, and y joined read as a header that y alone does not.
     bool header_across(const Line& x, const Line& y) {
         const std::string_view xb = x.body(), yb = y.body();
-        if (yb.empty() || yb.front() == '#' || x.body().front() == '#') return false;
+        if (xb.empty() || yb.empty() || yb.front() == '#') return false;
         const auto alone = text::parse_header(y.text);
         if (alone && alone->has_task) return false;
         const std::string left(trim(x.text));
@@ -222,7 +220,6 @@ private:
             start_header(*h, y, x.no);
             return true;
         }
-        (void)xb;
         return false;
     }
 

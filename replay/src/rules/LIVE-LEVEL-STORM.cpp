@@ -111,7 +111,10 @@ private:
         auto& l = lines_[key];
         l.vm = e.vm;
         const bool at_once = l.watcher != kNoVcpu && e.tid == c.model.vcpu(l.watcher).tid;
-        if (at_once && l.judging) judge(c, key.second, l, "it was delivered again at once (record " + std::to_string(e.record) + ")");
+        if (l.judging)  // the accept ends the EOI's wait: delivered again at once, or raised anew elsewhere
+            judge(c, key.second, l,
+                  (at_once ? "it was delivered again at once (record " : "it was accepted again from another thread (record ") +
+                      std::to_string(e.record) + ")");
         if (at_once) {
             if (l.cycles++ == 0) l.first_eoi = l.eoi_record;
         } else {
@@ -138,7 +141,7 @@ private:
     // the fault (one cycle is enough: the IOAPIC re-delivers at once).
     void judge(const RuleContext& c, int vector, Line& l, const std::string& when) {
         l.judging = false;
-        if (!l.asserted) return;  // lowered inside the EOI's processing (a resampling irqfd)
+        if (!l.asserted || l.watcher == kNoVcpu) return;  // lowered inside the EOI's processing (a resampling irqfd)
         l.reported = true;
         const auto& v = c.model.vcpu(l.watcher);
         char waited[48];
