@@ -80,10 +80,19 @@ void Engine::recover(const Effect& fx, std::size_t found) {
     follow_ons_.event(slot, fx.outcome == Outcome::Injected, fx.vector, involved, findings, found);
 }
 
+// The IPI rules judge each completed send. Their findings on one send are one fault (a
+// wrong destination is a missing and an extra one): the first is the root. The vCPUs it
+// implicates show the fault later, as follow-ons.
 void Engine::dispatch_ipis() {
+    auto& findings = r_.findings;
     for (const auto& s : model_.completed()) {
         observers_.on_ipi(s);
+        const std::size_t found = findings.size();
         for (Check* c : on_ipi_) c->on_ipi(s, ctx_);
+        if (findings.size() == found) continue;
+        for (std::size_t i = found + 1; i < findings.size(); ++i) findings[i].caused_by = found;
+        for (const auto& x : findings[found].implicates)
+            if (const VcpuSlot v = model_.slot(x.vm, x.vcpu); v != kNoVcpu) follow_ons_.implicate(static_cast<std::size_t>(v.value()), x.vector, found);
     }
 }
 

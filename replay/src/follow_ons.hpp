@@ -38,6 +38,15 @@ public:
         }
     }
 
+    // A root finding elsewhere (an IPI's, on its sender) explains what vCPU slot `v`
+    // will show about `vector`: its findings involving it are follow-ons of `root`.
+    void implicate(std::size_t v, int vector, std::size_t root) {
+        if (vector < 0 || vector >= 256) return;
+        Episode& ep = episodes_[v];
+        if (!ep.open) ep = {root, {}, true};
+        ep.vectors.set(vector);
+    }
+
 private:
     struct Episode {
         std::size_t root = 0;

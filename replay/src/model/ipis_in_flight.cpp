@@ -9,11 +9,14 @@ IpisInFlight::IpisInFlight(const std::vector<Tid>& threads) : by_sender_(threads
     std::stable_sort(by_tid_.begin(), by_tid_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
-void IpisInFlight::received_slow(Tid thread, int vector, int delivery_mode, std::uint32_t apic) {
+void IpisInFlight::received_slow(Tid thread, int vector, int delivery_mode, std::uint32_t apic, std::uint64_t record) {
     auto it = std::lower_bound(by_tid_.begin(), by_tid_.end(), thread.value(), [](const auto& p, std::int32_t t) { return p.first < t; });
     for (; it != by_tid_.end() && it->first == thread.value(); ++it)
         for (auto& s : by_sender_[static_cast<std::size_t>(it->second.value())])
-            if (s.vector == vector && s.delivery_mode == delivery_mode) s.received.insert(apic);
+            if (s.vector == vector && s.delivery_mode == delivery_mode) {
+                s.received.insert(apic);
+                s.accepts.push_back({apic, record});
+            }
 }
 
 void IpisInFlight::complete_all(std::vector<IpiSend>& out) {

@@ -179,7 +179,7 @@ Effect Model::apply(const Event& e) { return (this->*kApply[static_cast<std::siz
 void Model::commit_accept(const Event& e, const Effect& fx) {
     const int dm = static_cast<int>(e.get(slot::accept_dm).value_or(0));
     // an IPI being sent from this thread collects its destinations
-    ipis_.received(e.tid, fx.vector, dm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)));
+    ipis_.received(e.tid, fx.vector, dm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)), e.record);
     if (fx.vcpu == kNoVcpu) return;
     VcpuModel& d = vcpus_[static_cast<std::size_t>(fx.vcpu.value())];
     if (fx.outcome == Outcome::AcceptInit) {
@@ -268,7 +268,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     }
     if (fx.vcpu == kNoVcpu) return;
     VcpuModel& v = vcpus_[static_cast<std::size_t>(fx.vcpu.value())];
-    ipis_.complete(fx.vcpu, completed_);
+    ipis_.complete(fx.vcpu, completed_, e.record, e.ts);
     if (e.get(slot::entry_rip) == kResetVector && (!v.lapic.isr().empty() || !v.lapic.irr().empty() || !v.synced)) {
         // entering at the reset vector: a (re)booted vCPU, its local APIC freshly reset
         v.lapic.reset();
@@ -277,6 +277,9 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     }
     v.in_hlt = false;
     v.last_own_ts = e.ts.value();
+    v.last_own_record = e.record;
+    v.last_entry_record = e.record;
+    v.last_entry_ts = e.ts.value();
     ++v.own_events;
     v.accepted_since_entry.reset();
     v.last_eoi_vector = -1;
@@ -289,7 +292,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
 }
 
 void Model::commit_exit(const Event& e, VcpuModel& v) {
-    ipis_.complete(VcpuSlot(static_cast<std::int32_t>(&v - vcpus_.data())), completed_);
+    ipis_.complete(VcpuSlot(static_cast<std::int32_t>(&v - vcpus_.data())), completed_, e.record, e.ts);
     v.racing.reset();
     v.interrupted_vector = apic::interrupted_delivery(vectoring_info(e).value_or(0));
     const auto k = exit_class(e);

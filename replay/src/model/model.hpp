@@ -40,6 +40,9 @@ struct VcpuModel {
     VectorSet accepted_since_hlt;    // what arrived since that HLT
     int last_eoi_vector = -1;        // the vector of the last kvm_eoi since the last entry, or -1
     std::int64_t last_own_ts = 0;    // the last event of the vCPU's own thread
+    std::uint64_t last_own_record = 0;
+    std::uint64_t last_entry_record = 0;  // its last kvm_entry (0: none yet), for the diagnoses' windows
+    std::int64_t last_entry_ts = 0;
     std::uint64_t own_events = 0;    // events of the vCPU's own thread so far (it runs, or is in the host for it)
     LateIrr late_irr;
     // Accepts from another thread into an empty IRR slot of this synced vCPU, not yet
@@ -163,6 +166,7 @@ public:
             if constexpr (K == EventKind::Pio)
                 if (e.get(slot::pio_rw) == 1) vm_mut(v.vm)->pic.write_port(e.get(slot::pio_port).value_or(0), e.get(slot::pio_val).value_or(0));
             v.last_own_ts = e.ts.value();
+            v.last_own_record = e.record;
             ++v.own_events;
         }
     }
@@ -204,6 +208,14 @@ public:
     std::size_t vm_count() const { return vms_.size(); }
     // KVM's IOAPIC-handled vectors of this vCPU (see Ioapic::handles).
     bool ioapic_handles(const VcpuModel& v, int vector) const;
+    // The slot of a vCPU by its VM and id, or kNoVcpu.
+    VcpuSlot slot(VmId vm, VcpuId id) const {
+        const VmModel* m = this->vm(vm);
+        const auto i = id.value();
+        if (!m || i < 0) return kNoVcpu;
+        if (static_cast<std::size_t>(i) < m->by_id.size()) return m->by_id[static_cast<std::size_t>(i)];
+        return i >= kDenseIds ? find_sparse(vm, i) : kNoVcpu;
+    }
     // The vCPU owning an APIC id in a VM (the first, as KVM's map would), or kNoVcpu.
     VcpuSlot vcpu_by_apic(VmId vm, std::uint32_t apic) const;
     // The public snapshot of a vCPU.

@@ -19,6 +19,9 @@ public:
         std::int64_t accept_ts = 0;
         std::int64_t injected_at = 0;     // ts of the injection not yet EOI'd (0: none)
         std::uint64_t inject_record = 0;  // the last injection
+        std::int64_t inject_ts = 0;       // (kept after its EOI)
+        std::uint64_t eoi_record = 0;     // the last EOI
+        std::int64_t eoi_ts = 0;
     };
     explicit Evidence(std::size_t vcpus) : by_vcpu_(vcpus) {}
     const Entry& of(VcpuSlot v, int vector) const { return by_vcpu_[static_cast<std::size_t>(v.value())][static_cast<std::size_t>(vector & 0xff)]; }
@@ -37,8 +40,14 @@ public:
         if (fx.outcome == Outcome::InjectedAutoEoi) return;
         x.injected_at = e.ts.value();
         x.inject_record = e.record;
+        x.inject_ts = e.ts.value();
     }
-    void eoi(const Effect& fx) { at(fx.vcpu, fx.vector).injected_at = 0; }
+    void eoi(const Event& e, const Effect& fx) {
+        auto& x = at(fx.vcpu, fx.vector);
+        x.injected_at = 0;
+        x.eoi_record = e.record;
+        x.eoi_ts = e.ts.value();
+    }
 
 private:
     Entry& at(VcpuSlot v, int vector) { return by_vcpu_[static_cast<std::size_t>(v.value())][static_cast<std::size_t>(vector & 0xff)]; }

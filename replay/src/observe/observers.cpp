@@ -34,7 +34,7 @@ void Observers::eoi(const Event& e, const Effect& fx, const Model& m) {
     coverage_.eoi(fx);
     if (fx.outcome != Outcome::Eoi) return;
     latency_.eoi(e, fx, evidence_);
-    evidence_.eoi(fx);
+    evidence_.eoi(e, fx);
     lifecycles_.eoi(e, fx);
     resolved(eoi_paths_.eoi(fx), m);  // after lifecycles: the path may be known at once
 }

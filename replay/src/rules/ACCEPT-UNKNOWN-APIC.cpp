@@ -3,6 +3,7 @@
 // (a vCPU the attribution missed, or a corrupted destination).
 #include <string>
 
+#include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -21,8 +22,19 @@ public:
         if (e.vm == kUnknownVm || c.model.vm_count() == 0) return;
         judged();
         if (fx.outcome != Outcome::AcceptNoVcpu) return;
+        const auto apic = static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0));
+        diagnose::Candidates k(e.vm, kUnknownVcpu);
+        auto& x = k.wrong(EventKind::ApicAcceptIrq, {e.record, e.ts}, "apicid", apic, 0, 0.6,
+                          "no vCPU of vm" + std::to_string(e.vm.value()) + " has APIC id " + std::to_string(apic));
+        x.expected_text = "the APIC id of one of its vCPUs";
+        x.vector = fx.vector;
+        x.evidence = {e.record};
+        k.missing(EventKind::Entry, -1, {0, TimestampNs(0)}, {e.record, e.ts}, 0.4,
+                  "or a vCPU with APIC id " + std::to_string(apic) + " exists that the trace never shows running")
+            .evidence = {e.record};
         report(c, e.ts, e.record, e.vm, kUnknownVcpu, "an APIC id owned by a vCPU of vm" + std::to_string(e.vm.value()),
-               "accept for APIC id " + std::to_string(static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0))) + ", vector " + vec_str(fx.vector));
+               "accept for APIC id " + std::to_string(apic) + ", vector " + vec_str(fx.vector))
+            .diagnosis = k.pick();
     }
 };
 

@@ -1,6 +1,7 @@
 // EOI-ISR-NOT-EMPTY: kvm_eoi reports vector -1 when KVM found nothing in service
 // (apic_find_highest_isr returned -1). If the model still holds vectors in ISR, one of
 // them was EOI'd behind the trace's back or never really delivered.
+#include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -20,7 +21,12 @@ public:
         judged();
         const auto& v = c.model.vcpu(fx.vcpu);
         if (v.lapic.isr().empty()) return;
-        report(c, e, v, "EOI of " + vec_str(v.lapic.isr().highest()) + " (ISR " + set_str(v.lapic.isr()) + ")", "EOI with nothing in service");
+        const diagnose::At here{e.record, e.ts};
+        diagnose::Candidates k(v.vm, v.id);
+        diagnose::stale_in_service(k, c, fx.vcpu, v.lapic.isr().highest(), here,
+                                   "KVM found nothing in service at the EOI at " + diagnose::rec(e.record));
+        report(c, e, v, "EOI of " + vec_str(v.lapic.isr().highest()) + " (ISR " + set_str(v.lapic.isr()) + ")", "EOI with nothing in service")
+            .diagnosis = k.pick();
     }
 };
 

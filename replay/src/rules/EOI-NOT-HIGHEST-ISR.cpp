@@ -2,6 +2,7 @@
 // (SDM: "the processor clears the highest-priority bit in ISR"), and kvm_eoi names the
 // vector KVM cleared. Another vector means the model's ISR holds one the guest never
 // got (a lost EOI before) or the trace shows an EOI of something never injected.
+#include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -25,7 +26,11 @@ public:
         Chain chain;
         if (top >= 0)
             if (const auto rec = c.evidence.of(fx.vcpu, top).inject_record) chain.push_back({rec, "injected " + vec_str(top)});
-        report(c, e, v, "EOI of " + vec_str(top) + " (ISR " + set_str(v.lapic.isr()) + ")", "EOI of " + vec_str(fx.vector), std::move(chain));
+        const diagnose::At here{e.record, e.ts};
+        diagnose::Candidates k(v.vm, v.id);
+        diagnose::eoi_of_other(k, c, fx.vcpu, fx.vector, top, here);
+        report(c, e, v, "EOI of " + vec_str(top) + " (ISR " + set_str(v.lapic.isr()) + ")", "EOI of " + vec_str(fx.vector), std::move(chain))
+            .diagnosis = k.pick();
     }
 };
 

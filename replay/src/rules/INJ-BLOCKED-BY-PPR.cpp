@@ -18,8 +18,18 @@ public:
         judged();
         if (!fx.pending || fx.deliverable >= 0 || injection::out_of_order(fx)) return;
         const auto& v = c.model.vcpu(fx.vcpu);
+        const diagnose::At here{e.record, e.ts};
+        diagnose::Candidates k(v.vm, v.id);
+        // TPR blocks it (a vector in service blocking it is ISR-ORDER's): the guest lowered TPR
+        // unseen, or this injection should not be
+        k.missing(EventKind::Msr, -1, diagnose::last_entry(v), here, 0.5,
+                  "TPR " + vec_str(v.lapic.tpr()) + " blocks " + vec_str(fx.vector) + ": a write lowering TPR (x2APIC MSR 0x808, or CR8) is not in the trace")
+            .evidence = {v.last_entry_record, e.record};
+        k.extra(EventKind::InjVirq, fx.vector, here, 0.4, "or KVM injected " + vec_str(fx.vector) + " while TPR " + vec_str(v.lapic.tpr()) + " blocked it")
+            .evidence = {e.record};
         report(c, e, v, "no injection: PPR " + vec_str(v.lapic.ppr()) + " blocks IRR " + set_str(v.lapic.irr()),
-               "injection of " + vec_str(fx.vector), injection::accept_of(c, fx.vcpu, fx.vector));
+               "injection of " + vec_str(fx.vector), injection::accept_of(c, fx.vcpu, fx.vector))
+            .diagnosis = k.pick();
     }
 };
 

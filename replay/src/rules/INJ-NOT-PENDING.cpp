@@ -17,8 +17,12 @@ public:
         judged();
         if (fx.pending) return;
         const auto& v = c.model.vcpu(fx.vcpu);
+        const diagnose::At here{e.record, e.ts};
+        diagnose::Candidates k(v.vm, v.id);
+        diagnose::not_pending(k, c, fx.vcpu, fx.vector, fx.deliverable, here);
         report(c, e, v, "injection of a pending vector: IRR " + set_str(v.lapic.irr()), "injection of " + vec_str(fx.vector),
-               injection::accept_of(c, fx.vcpu, fx.vector));
+               injection::accept_of(c, fx.vcpu, fx.vector))
+            .diagnosis = k.pick();
     }
 };
 

@@ -2,6 +2,7 @@
 // (KVM's __kvm_queue_interrupt with reinject, from exit_int_info / IDT-vectoring info),
 // so the vector was injected before and is still in service — unless it was the
 // 8259's ExtINT, which never enters ISR.
+#include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -21,7 +22,16 @@ public:
         judged();
         const auto& v = c.model.vcpu(fx.vcpu);
         if (v.lapic.isr().test(fx.vector) || fx.vector == v.last_extint_vector) return;
-        report(c, e, v, "re-injection of a vector in service " + set_str(v.lapic.isr()), "re-injection of " + vec_str(fx.vector));
+        const diagnose::At here{e.record, e.ts};
+        diagnose::Candidates k(v.vm, v.id);
+        const auto h = diagnose::history(c, fx.vcpu, fx.vector);
+        k.missing(EventKind::InjVirq, fx.vector, h.ever_accepted() ? h.accepted() : diagnose::last_entry(v), here, 0.6,
+                  "a re-injection repeats a delivery already made, but no injection of " + vec_str(fx.vector) + " since its accept is in the trace")
+            .evidence = {h.x.accept_record, e.record};
+        k.wrong(EventKind::InjVirq, here, "reinjected", 1, 0, 0.4, vec_str(fx.vector) + " was not in service: a first delivery, not a re-injection")
+            .evidence = {e.record};
+        report(c, e, v, "re-injection of a vector in service " + set_str(v.lapic.isr()), "re-injection of " + vec_str(fx.vector)).diagnosis =
+            k.pick();
     }
 };
 

@@ -18,8 +18,9 @@ public:
         if (s.lowest_priority || s.exact) judged();
         if (s.lowest_priority) {
             if (!s.received.empty() && !ipi::lowest_priority_ok(s))
-                report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + ": one of APIC ids " + ids_str(s.expected) + " (lowest priority)",
-                       "delivered to " + ids_str(s.received));
+                ipi::diagnose_send(s, c,
+                                   report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + ": one of APIC ids " + ids_str(s.expected) + " (lowest priority)",
+                                          "delivered to " + ids_str(s.received)));
             return;
         }
         if (!s.exact) return;
@@ -27,7 +28,9 @@ public:
         for (auto id : s.received)
             if (!s.expected.count(id)) extra.insert(id);
         if (!extra.empty())
-            report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + " to APIC ids " + ids_str(s.expected), "also delivered to " + ids_str(extra));
+            ipi::diagnose_send(s, c,
+                               report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + " to APIC ids " + ids_str(s.expected),
+                                      "also delivered to " + ids_str(extra)));
     }
 };
 

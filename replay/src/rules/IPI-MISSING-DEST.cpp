@@ -18,8 +18,9 @@ public:
         if (s.lowest_priority || s.exact) judged();
         if (s.lowest_priority) {
             if (s.received.empty())
-                report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + ": one of APIC ids " + ids_str(s.expected) + " (lowest priority)",
-                       "delivered to " + ids_str(s.received));
+                ipi::diagnose_send(s, c,
+                                   report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + ": one of APIC ids " + ids_str(s.expected) + " (lowest priority)",
+                                          "delivered to " + ids_str(s.received)));
             return;
         }
         if (!s.exact) return;
@@ -27,8 +28,9 @@ public:
         for (auto id : s.expected)
             if (!s.received.count(id)) missing.insert(id);
         if (!missing.empty())
-            report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + " to APIC ids " + ids_str(s.expected),
-                   "no interrupt for " + ids_str(missing) + "; delivered to " + ids_str(s.received));
+            ipi::diagnose_send(s, c,
+                               report(c, s.ts, s.record, s.vm, s.sender, ipi::what(s) + " to APIC ids " + ids_str(s.expected),
+                                      "no interrupt for " + ids_str(missing) + "; delivered to " + ids_str(s.received)));
     }
 };
 

@@ -21,8 +21,13 @@ public:
         const auto& v = c.model.vcpu(fx.vcpu);
         Chain chain = injection::accept_of(c, fx.vcpu, fx.vector);
         if (const auto rec = c.evidence.of(fx.vcpu, fx.in_service).inject_record) chain.push_back({rec, "injected " + vec_str(fx.in_service)});
+        const diagnose::At here{e.record, e.ts};
+        diagnose::Candidates k(v.vm, v.id);
+        diagnose::stale_in_service(k, c, fx.vcpu, fx.in_service, here,
+                                   vec_str(fx.vector) + " (a class not above it) was injected at " + diagnose::rec(e.record));
         report(c, e, v, "a vector of a class above " + vec_str(fx.in_service) + " (ISR " + set_str(v.lapic.isr()) + ")",
-               "nested injection of " + vec_str(fx.vector), std::move(chain));
+               "nested injection of " + vec_str(fx.vector), std::move(chain))
+            .diagnosis = k.pick();
     }
 };
 

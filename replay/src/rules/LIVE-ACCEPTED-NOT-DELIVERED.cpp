@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -74,11 +75,16 @@ public:
         char span[48];
         std::snprintf(span, sizeof span, "%.3f ms", static_cast<double>(span_ns) / 1e6);
         const int lost = ep.accepts - 1;
+        diagnose::Candidates k(v.vm, v.id);
+        k.stuck(EventKind::InjVirq, fx.vector, {ep.first_record, TimestampNs(ep.since)}, {e.record, e.ts}, 0.8,
+                vec_str(fx.vector) + " was accepted " + std::to_string(ep.accepts) + " times and never delivered; " + why)
+            .evidence = {ep.first_record, e.record};
         report(c, e, v, "delivery of " + vec_str(fx.vector) + " (an injection, or an EOI showing it was taken)",
                vec_str(fx.vector) + " accepted " + std::to_string(ep.accepts) + " times in " + span + " (records " +
                    std::to_string(ep.first_record) + " to " + std::to_string(e.record) + "), never delivered: " + std::to_string(lost) +
                    (lost == 1 ? " of them found it still pending and was lost; " : " of them found it still pending and were lost; ") + why,
-               {{ep.first_record, "first accept of " + vec_str(fx.vector)}});
+               {{ep.first_record, "first accept of " + vec_str(fx.vector)}})
+            .diagnosis = k.pick();
     }
 
 private:

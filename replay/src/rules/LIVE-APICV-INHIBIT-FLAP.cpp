@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "../diagnose/candidates.hpp"
 #include "check.hpp"
 
 namespace irqflow::replay {
@@ -43,8 +44,12 @@ public:
         std::snprintf(b, sizeof b, "inhibit reason %lld set and cleared %zu times in %.3f ms (inhibits now 0x%llx)",
                       static_cast<long long>(*reason), r.cycles.size(), static_cast<double>(e.ts.value() - r.cycles.front().first) / 1e6,
                       static_cast<unsigned long long>(e.get(slot::apicv_inhibits).value_or(0)));
-        report(c, e.ts, e.record, e.vm, kUnknownVcpu, "APICv/AVIC inhibits that settle", b,
-               {{r.cycles.front().second, "first set of the reason"}});
+        diagnose::Candidates k(e.vm, kUnknownVcpu);
+        k.stuck(EventKind::ApicvInhibitChanged, -1, {r.cycles.front().second, TimestampNs(r.cycles.front().first)}, {e.record, e.ts}, 0.8,
+                std::string("the inhibit reason ") + std::to_string(*reason) + " never settles: every set and clear reloads APICv/AVIC on every vCPU")
+            .evidence = {r.cycles.front().second, e.record};
+        report(c, e.ts, e.record, e.vm, kUnknownVcpu, "APICv/AVIC inhibits that settle", b, {{r.cycles.front().second, "first set of the reason"}})
+            .diagnosis = k.pick();
     }
 
 private:

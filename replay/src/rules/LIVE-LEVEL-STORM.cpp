@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -95,7 +96,7 @@ private:
         bool reported = false;          // found EOI'd asserted; not again before the line goes low
         int cycles = 0;                 // re-deliveries at once in a row
         std::uint64_t eoi_record = 0, first_eoi = 0, first_accept = 0, accept_record = 0;
-        TimestampNs eoi_ts, accept_ts;
+        TimestampNs eoi_ts, accept_ts, first_accept_ts;
     };
 
     void accepted(const Event& e, const Effect& fx, const RuleContext& c) {
@@ -120,6 +121,7 @@ private:
         } else {
             l.cycles = 0;
             l.first_accept = e.record;
+            l.first_accept_ts = e.ts;
         }
         if (gsi) {
             l.gsi = *gsi;
@@ -131,10 +133,20 @@ private:
         watch(l, kNoVcpu);
         if (l.cycles != c.options.level_storm || l.reported) return;
         l.reported = true;
-        report(c, e, c.model.vcpu(fx.vcpu), "the device serviced (its line de-asserted) or the pin masked before the EOI",
+        const auto& v = c.model.vcpu(fx.vcpu);
+        diagnose::Candidates k(v.vm, v.id);
+        k.missing(EventKind::SetIrq, fx.vector, {l.first_accept, l.first_accept_ts}, {e.record, e.ts}, 0.7,
+                  vec_str(fx.vector) + " came back at once after each of " + std::to_string(l.cycles) +
+                      " EOIs: its line was never lowered (the device not serviced) before an EOI")
+            .evidence = {l.first_accept, l.first_eoi, e.record};
+        k.missing(EventKind::IoapicSetIrq, fx.vector, {l.first_accept, l.first_accept_ts}, {e.record, e.ts}, 0.35,
+                  "or the handler did not mask the pin before its EOI")
+            .evidence = {l.first_accept, e.record};
+        report(c, e, v, "the device serviced (its line de-asserted) or the pin masked before the EOI",
                vec_str(fx.vector) + " (level) re-delivered at once after " + std::to_string(l.cycles) +
                    " EOIs in a row, its line still asserted each time (no de-assert, pin not masked since the accept)",
-               {{l.first_accept, "accepted " + vec_str(fx.vector)}, {l.first_eoi, "first EOI with the line asserted"}});
+               {{l.first_accept, "accepted " + vec_str(fx.vector)}, {l.first_eoi, "first EOI with the line asserted"}})
+            .diagnosis = k.pick();
     }
 
     // The EOI of a line the excerpt shows has been processed: still asserted, it is
@@ -146,12 +158,22 @@ private:
         const auto& v = c.model.vcpu(l.watcher);
         char waited[48];
         std::snprintf(waited, sizeof waited, "%.1f µs", static_cast<double>(l.eoi_ts.value() - l.accept_ts.value()) / 1e3);
+        diagnose::Candidates k(v.vm, v.id);
+        k.missing(EventKind::SetIrq, vector, {l.accept_record, l.accept_ts}, {l.eoi_record, l.eoi_ts}, 0.7,
+                  "GSI " + std::to_string(l.gsi) + " was still asserted when " + vec_str(vector) + " was EOI'd " + waited +
+                      " after its accept: its de-assert (kvm_set_irq gsi " + std::to_string(l.gsi) +
+                      " level 0, the device serviced) should come first; the IOAPIC delivers it again at once")
+            .evidence = {l.accept_record, l.eoi_record};
+        k.missing(EventKind::IoapicSetIrq, vector, {l.accept_record, l.accept_ts}, {l.eoi_record, l.eoi_ts}, 0.35,
+                  "or the handler should have masked the pin before its EOI")
+            .evidence = {l.accept_record, l.eoi_record};
         report(c, l.eoi_ts, l.eoi_record, v.vm, v.id,
                "the device serviced first (kvm_set_irq gsi " + std::to_string(l.gsi) + " level 0) or the pin masked, then the EOI",
                vec_str(vector) + " (level, GSI " + std::to_string(l.gsi) + ") EOI'd " + waited +
                    " after its accept with the line still asserted (no de-assert, pin not masked since): the IOAPIC delivers it again at once; " +
                    when,
-               {{l.accept_record, "accepted " + vec_str(vector) + " (level), raised by GSI " + std::to_string(l.gsi)}});
+               {{l.accept_record, "accepted " + vec_str(vector) + " (level), raised by GSI " + std::to_string(l.gsi)}})
+            .diagnosis = k.pick();
     }
 
     // The vector a GSI's line delivers: learnt from the accepts it raised, else the

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <map>
+
+#include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -16,7 +19,7 @@ namespace {
 class LiveNoEoi final : public Check {
 public:
     LiveNoEoi(RuleId id, const Model& m) : Check(id), reported_(m.vcpu_count()) {}
-    Subscriptions subscriptions() const override { return {{}, {EventKind::InjVirq, EventKind::Entry}, false}; }
+    Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {EventKind::InjVirq, EventKind::Entry}, false}; }
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;
         return "no vCPU entered the guest with a vector in service while its APIC state was known";
@@ -36,12 +39,34 @@ public:
         const auto u = static_cast<std::size_t>(top);
         if (!x.injected_at || e.ts.value() - x.injected_at <= c.options.no_eoi_threshold_ns || reported[u]) return;
         reported[u] = true;
+        diagnose::Candidates k(v.vm, v.id);
+        k.stuck(EventKind::Eoi, top, {x.inject_record, TimestampNs(x.injected_at)}, {e.record, e.ts}, 0.8,
+                vec_str(top) + " has been in service since its injection while the vCPU keeps running: the guest never EOIs it, and nothing below it can come")
+            .evidence = {x.inject_record, e.record};
         report(c, e, v, "EOI of " + vec_str(top) + " within " + std::to_string(c.options.no_eoi_threshold_ns / 1000000) + " ms",
-               "in service for " + std::to_string((e.ts.value() - x.injected_at) / 1000000) + " ms", {{x.inject_record, "injected " + vec_str(top)}});
+               "in service for " + std::to_string((e.ts.value() - x.injected_at) / 1000000) + " ms", {{x.inject_record, "injected " + vec_str(top)}})
+            .diagnosis = k.pick();
+        awaiting_[{fx.vcpu.value(), top}] = c.findings.size() - 1;
+    }
+
+    // The EOI that did come after all makes the finding's diagnosis a late EOI.
+    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+        if (fx.vcpu == kNoVcpu || fx.outcome != Outcome::Eoi || awaiting_.empty()) return;
+        const auto it = awaiting_.find({fx.vcpu.value(), fx.vector});
+        if (it == awaiting_.end()) return;
+        auto& d = *c.findings[it->second].diagnosis;
+        d.top.cause = Cause::Late;
+        d.top.to = e.record;
+        d.top.to_ts = e.ts;
+        d.top.why = vec_str(fx.vector) + " stayed in service past the " + std::to_string(c.options.no_eoi_threshold_ns / 1000000) +
+                    " ms the rule allows while the vCPU kept running; its EOI came at last";
+        d.top.evidence.push_back(e.record);
+        awaiting_.erase(it);
     }
 
 private:
     std::vector<std::array<bool, 256>> reported_;  // per vCPU and vector, since its last injection
+    std::map<std::pair<std::int32_t, int>, std::size_t> awaiting_;  // (vCPU slot, vector) → its finding, until the EOI
 };
 
 }  // namespace

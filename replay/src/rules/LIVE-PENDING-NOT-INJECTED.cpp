@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
@@ -39,10 +40,17 @@ public:
             s.reported = true;
             Chain chain;
             if (const auto rec = c.evidence.of(fx.vcpu, d).accept_record) chain.push_back({rec, "accepted " + vec_str(d)});
-            report(c, e, v, "injection of " + vec_str(d),
+            diagnose::Candidates k(v.vm, v.id);
+            const auto& x = c.evidence.of(fx.vcpu, d);
+            k.stuck(EventKind::InjVirq, d, {x.accept_record, TimestampNs(x.accept_ts)}, {e.record, e.ts}, 0.8,
+                    vec_str(d) + " stayed deliverable over " + std::to_string(s.entries) + " entries and " + std::to_string(windows) +
+                        " open interrupt windows and was never injected")
+                .evidence = {x.accept_record, e.record};
+            auto& f = report(c, e, v, "injection of " + vec_str(d),
                    "deliverable for " + std::to_string((e.ts.value() - s.since) / 1000000) + " ms over " + std::to_string(s.entries) +
                        " entries and " + std::to_string(windows) + " open interrupt windows, never injected",
                    std::move(chain));
+            f.diagnosis = k.pick();
         }
     }
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
@@ -85,20 +86,29 @@ private:
         if (key != s.loop.vector || !same_cycle(exit, s.loop.exit)) s.loop = {key, exit, 0, e.record};
         if (++s.loop.cycles != c.options.reinject_loop) return;
         const std::string what = key_text(key);
-        report(c, e, c.model.vcpu(fx.vcpu), "the guest to take " + what + " at the next entry",
+        const auto& v = c.model.vcpu(fx.vcpu);
+        diagnose::Candidates k(v.vm, v.id);
+        k.stuck(key < kExceptionKey ? EventKind::InjVirq : EventKind::InjException, key < kExceptionKey ? key : key - kExceptionKey,
+                {s.loop.exit.record, s.loop.exit.ts}, {e.record, e.ts}, 0.9,
+                "the delivery of " + what + " fails the same way every time (" + exit_text(exit) +
+                    ") and KVM re-injects it: the guest never gets past it")
+            .evidence = {s.loop.exit.record, s.loop.first_reinject, e.record};
+        report(c, e, v, "the guest to take " + what + " at the next entry",
                what + "'s delivery failed " + std::to_string(s.loop.cycles) + " times in a row, each time " + exit_text(exit) +
                    (key < kExceptionKey ? ", with no EOI" : ""),
-               {{s.loop.exit.record, "first failed delivery: " + exit_text(s.loop.exit)}, {s.loop.first_reinject, "first re-injection"}});
+               {{s.loop.exit.record, "first failed delivery: " + exit_text(s.loop.exit)}, {s.loop.first_reinject, "first re-injection"}})
+            .diagnosis = k.pick();
     }
 
     struct Exit {
         std::uint64_t record = 0;
+        TimestampNs ts;
         std::optional<std::int64_t> reason, isa, rip, info1, info2, intr_info;  // intr_info: vectoring info, when traced
     };
     // What a cycle compares of an exit (nothing, before the first exit: kind Other).
     static Exit exit_of(const Event& e) {
         if (e.kind != EventKind::Exit) return {};
-        return {e.record, e.get(slot::exit_reason), e.get(slot::exit_isa), e.get(slot::exit_rip), e.get(slot::exit_info1), e.get(slot::exit_info2),
+        return {e.record, e.ts, e.get(slot::exit_reason), e.get(slot::exit_isa), e.get(slot::exit_rip), e.get(slot::exit_info1), e.get(slot::exit_info2),
                 vectoring_info(e)};
     }
     // One cycle is like the last: the same exit at the same place on the same fault.

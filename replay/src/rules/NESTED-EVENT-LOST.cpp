@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "../diagnose/candidates.hpp"
+#include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
@@ -65,10 +67,17 @@ public:
         case EventKind::Entry:
             if (s.phase == Phase::Injected) s.phase = Phase::Running;
             else if (s.phase == Phase::Requeued) {
-                report(c, e, c.model.vcpu(fx.vcpu), event_text(s) + " re-injected before L2 runs again",
+                const auto& v = c.model.vcpu(fx.vcpu);
+                diagnose::Candidates k(v.vm, v.id);
+                k.missing(reinjection_kind(s), event_word::vector(s.event_inj), {s.cut_record, s.cut_ts}, {e.record, e.ts}, 0.85,
+                          "the exit at record " + std::to_string(s.cut_record) + " cut the delivery of " + event_text(s) +
+                              " short; L0 must re-inject it before entering L2 again")
+                    .evidence = {s.vmenter_record, s.cut_record, e.record};
+                report(c, e, v, event_text(s) + " re-injected before L2 runs again",
                        "the exit at record " + std::to_string(s.cut_record) + " cut its delivery short (vectoring info " + hex(s.cut_info) +
                            ") and L0 entered L2 again without re-injecting it: lost",
-                       {{s.vmenter_record, "L1 injects " + event_text(s)}, {s.cut_record, "delivery cut short"}});
+                       {{s.vmenter_record, "L1 injects " + event_text(s)}, {s.cut_record, "delivery cut short"}})
+                    .diagnosis = k.pick();
                 s = {};
             }
             return;
@@ -86,6 +95,7 @@ public:
             if (carries(s, *vi)) {
                 s.phase = Phase::Requeued;
                 s.cut_record = e.record;
+                s.cut_ts = e.ts;
                 s.cut_info = *vi;
             } else {
                 s = {};  // delivered
@@ -105,9 +115,16 @@ public:
                     s.exit = {e.ts, e.record, ii};
                     return;
                 }
-                report(c, e, c.model.vcpu(fx.vcpu), event_text(s) + " handed back to L1 in exit_int_info",
+                const auto& v = c.model.vcpu(fx.vcpu);
+                diagnose::Candidates k(v.vm, v.id);
+                k.wrong(EventKind::NestedVmexitInject, {e.record, e.ts}, "exit_int_info", ii, s.event_inj, 0.8,
+                        "the exit at record " + std::to_string(s.cut_record) + " cut the delivery of " + event_text(s) +
+                            " short, so the exit reflected to L1 must hand it back")
+                    .evidence = {s.vmenter_record, s.cut_record, e.record};
+                report(c, e, v, event_text(s) + " handed back to L1 in exit_int_info",
                        "the exit to L1 after an exit cut its delivery short has exit_int_info " + hex(ii) + ": the event is lost",
-                       {{s.vmenter_record, "L1 injects " + event_text(s)}});
+                       {{s.vmenter_record, "L1 injects " + event_text(s)}})
+                    .diagnosis = k.pick();
             }
             s = {};
             return;
@@ -144,15 +161,28 @@ private:
         std::int64_t event_inj = 0;  // valid 31, type 10:8, vector 7:0
         std::uint64_t vmenter_record = 0;
         std::uint64_t cut_record = 0;
+        TimestampNs cut_ts;
         std::int64_t cut_info = 0;
         ExitToL1 exit;  // HandedBack: the exit to L1 that did not carry it
     };
     void lost_before_l2_ran(const RuleContext& c, VcpuSlot v, State& s, const std::string& decided) {
         const auto& vcpu = c.model.vcpu(v);
+        diagnose::Candidates k(vcpu.vm, vcpu.id);
+        k.wrong(EventKind::NestedVmexitInject, {s.exit.record, s.exit.ts}, "exit_int_info", s.exit.int_info, s.event_inj, 0.7,
+                "L2 never ran with " + event_text(s) + " (injected by L1 at record " + std::to_string(s.vmenter_record) +
+                    "), so the exit to L1 must hand it back; " + decided)
+            .evidence = {s.vmenter_record, s.exit.record};
+        k.missing(EventKind::NestedVmenter, event_word::vector(s.event_inj), {s.exit.record, s.exit.ts}, {s.exit.record, s.exit.ts}, 0.35,
+                  "or L1 should inject it again at its next nested entry")
+            .evidence = {s.exit.record};
         report(c, s.exit.ts, s.exit.record, vcpu.vm, vcpu.id, event_text(s) + " handed back to L1 in exit_int_info",
                "the exit to L1 before L2 ran has exit_int_info " + hex(s.exit.int_info) + ", and " + decided + ": the event is lost",
-               {{s.vmenter_record, "L1 injects " + event_text(s)}});
+               {{s.vmenter_record, "L1 injects " + event_text(s)}})
+            .diagnosis = k.pick();
         s = {};
+    }
+    static EventKind reinjection_kind(const State& s) {
+        return event_word::type(s.event_inj) == event_word::kException ? EventKind::InjException : EventKind::InjVirq;
     }
     static bool carries(const State& s, std::int64_t info) {
         return event_word::valid(info) && event_word::type(info) == event_word::type(s.event_inj) &&

@@ -4,6 +4,7 @@
 // thread. A kvm_pv_eoi without that kvm_eoi right before it means the EOI was lost or
 // the pair is broken.
 #include "finding_text.hpp"
+#include "../diagnose/explain.hpp"
 #include "pv_eoi.hpp"
 
 namespace irqflow::replay {
@@ -21,7 +22,14 @@ public:
         if (!fx.checkable) return;
         judged();
         if (pv_eoi::follows_its_eoi(e, fx.vector, c)) return;
-        report(c, e, c.model.vcpu(fx.vcpu), "kvm_eoi of " + vec_str(fx.vector) + " right before", "kvm_pv_eoi of " + vec_str(fx.vector));
+        const auto& v = c.model.vcpu(fx.vcpu);
+        const diagnose::At here{e.record, e.ts};
+        diagnose::Candidates k(v.vm, v.id);
+        k.missing(EventKind::Eoi, fx.vector, {v.last_own_record, TimestampNs(v.last_own_ts)}, here, 0.9,
+                  "KVM traces a PV EOI as kvm_eoi then kvm_pv_eoi of the same vector on the vCPU's thread; the kvm_eoi of " +
+                      vec_str(fx.vector) + " is not there")
+            .evidence = {v.last_own_record, e.record};
+        report(c, e, v, "kvm_eoi of " + vec_str(fx.vector) + " right before", "kvm_pv_eoi of " + vec_str(fx.vector)).diagnosis = k.pick();
     }
 };
 

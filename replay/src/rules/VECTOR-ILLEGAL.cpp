@@ -2,6 +2,7 @@
 // fixed and lowest-priority delivery (SDM: "illegal vector" in ESR). An accept or an
 // injection of one is a KVM or VMM bug.
 #include "injection.hpp"
+#include <string>
 
 namespace irqflow::replay {
 namespace {
@@ -17,13 +18,24 @@ public:
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (e.kind == EventKind::ApicAcceptIrq) {
             if (fx.known && fx.vcpu != kNoVcpu) judged();
-            if (fx.outcome == Outcome::AcceptIllegal && fx.known)
-                report(c, e, c.model.vcpu(fx.vcpu), "vector >= 16", "accept of vector " + vec_str(fx.vector));
+            if (fx.outcome == Outcome::AcceptIllegal && fx.known) illegal(c, e, fx, "vec");
         } else if ((fx.outcome == Outcome::Injected || fx.outcome == Outcome::InjectedAutoEoi) && fx.checkable) {
             judged();
             if (fx.vector >= apic::kFirstLegalVector) return;
-            report(c, e, c.model.vcpu(fx.vcpu), "vector >= 16", "injection of " + vec_str(fx.vector));
+            illegal(c, e, fx, "vector");
         }
+    }
+
+private:
+    void illegal(const RuleContext& c, const Event& e, const Effect& fx, const char* field) const {
+        const auto& v = c.model.vcpu(fx.vcpu);
+        diagnose::Candidates k(v.vm, v.id);
+        auto& x = k.wrong(e.kind, {e.record, e.ts}, field, fx.vector, apic::kFirstLegalVector, 0.9,
+                          "vectors below 0x10 are the exceptions'; the APIC refuses them in fixed delivery");
+        x.expected_text = "a vector of 0x10 or above";
+        x.evidence = {e.record};
+        report(c, e, v, "vector >= 16", std::string(e.kind == EventKind::ApicAcceptIrq ? "accept of vector " : "injection of ") + vec_str(fx.vector))
+            .diagnosis = k.pick();
     }
 };
 

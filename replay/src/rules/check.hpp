@@ -62,12 +62,14 @@ public:
 
 protected:
     void judged() { ++cases_; }
-    void report(const RuleContext& c, TimestampNs ts, std::uint64_t record, VmId vm, VcpuId vcpu, std::string expected,
-                std::string observed, Chain chain = {}) const;
+    // The finding, for its diagnosis to be set (a reference into the findings: use it
+    // before the next report).
+    Finding& report(const RuleContext& c, TimestampNs ts, std::uint64_t record, VmId vm, VcpuId vcpu, std::string expected,
+                    std::string observed, Chain chain = {}) const;
     // At event `e`, about vCPU `v`.
-    void report(const RuleContext& c, const Event& e, const VcpuModel& v, std::string expected, std::string observed,
-                Chain chain = {}) const {
-        report(c, e.ts, e.record, v.vm, v.id, std::move(expected), std::move(observed), std::move(chain));
+    Finding& report(const RuleContext& c, const Event& e, const VcpuModel& v, std::string expected, std::string observed,
+                    Chain chain = {}) const {
+        return report(c, e.ts, e.record, v.vm, v.id, std::move(expected), std::move(observed), std::move(chain));
     }
 
 private:

@@ -1,6 +1,7 @@
 // What the injection rules (INJ-*, ISR-ORDER, VECTOR-ILLEGAL) share: which injections
 // they judge, the vector KVM should have chosen, and the accept they cite.
 #pragma once
+#include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 

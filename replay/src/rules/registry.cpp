@@ -40,8 +40,8 @@ const char* to_string(Severity s) {
     return "?";
 }
 
-void Check::report(const RuleContext& c, TimestampNs ts, std::uint64_t record, VmId vm, VcpuId vcpu, std::string expected,
-                   std::string observed, Chain chain) const {
+Finding& Check::report(const RuleContext& c, TimestampNs ts, std::uint64_t record, VmId vm, VcpuId vcpu, std::string expected,
+                       std::string observed, Chain chain) const {
     Finding f;
     f.rule = id_;
     f.vm = vm;
@@ -52,6 +52,7 @@ void Check::report(const RuleContext& c, TimestampNs ts, std::uint64_t record, V
     f.observed = std::move(observed);
     f.chain = std::move(chain);
     c.findings.push_back(std::move(f));
+    return c.findings.back();
 }
 
 std::string none_of(const KindCounts& seen, std::initializer_list<EventKind> kinds) {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "irqflow/capture/event.hpp"
 #include "irqflow/capture/types.hpp"
 
 namespace irqflow::replay {
@@ -33,6 +34,43 @@ const RuleInfo& rule_info(RuleId r);
 std::span<const RuleInfo> all_rules();
 std::optional<RuleId> rule_by_id(std::string_view id);
 
+// What most likely happened, in a small fixed vocabulary (replay/README.md, "Diagnosis").
+enum class Cause : std::uint8_t {
+    Missing,     // an event the model required is not in the trace (in the window from..to)
+    Extra,       // an event the model cannot account for (the record from == to)
+    WrongField,  // an event whose field holds another value than the model expected
+    Late,        // an event that came, after its deadline
+    Stuck,       // nothing progressed: what, since when, the last event that would have
+};
+const char* to_string(Cause c);  // "missing", "extra", "wrong-field", "late", "stuck"
+
+// One explanation of a finding: an edit of the trace that would make the replay agree.
+struct Explanation {
+    Cause cause = Cause::Missing;
+    EventKind kind = EventKind::Other;  // the event that is missing, extra, wrong, late or stuck
+    int vector = -1;
+    VmId vm = kUnknownVm;
+    VcpuId vcpu = kUnknownVcpu;
+    // The records the event should have been between (missing; stuck: since..now), or
+    // the record itself (extra, wrong-field, late: from == to), with their times.
+    std::uint64_t from = 0, to = 0;
+    TimestampNs from_ts, to_ts;
+    // wrong-field: which field, the value seen and the one expected
+    std::string field;
+    std::int64_t seen = 0, expected = 0;
+    std::string expected_text;  // when the expected value is a description, not one value
+    std::string why;  // the evidence in words ("0xfb was still in service when …")
+    std::vector<std::uint64_t> evidence;  // the records it rests on
+    double weight = 0;  // how strongly the evidence supports it (0..1), for ordering
+};
+
+// The diagnosis of a root finding: its most likely explanation, and any other nearly as
+// likely (replay/README.md, "Diagnosis").
+struct Diagnosis {
+    Explanation top;
+    std::vector<Explanation> alternatives;
+};
+
 struct Finding {
     RuleId rule;
     VmId vm = kUnknownVm;
@@ -49,6 +87,16 @@ struct Finding {
     // A follow-on: the index (in the result's findings) of the earlier root finding on
     // this vCPU whose fault explains it; none for a root (replay/README.md, "Recovery").
     std::optional<std::size_t> caused_by;
+    // What most likely happened (every root finding has one).
+    std::optional<Diagnosis> diagnosis;
+    // vCPUs and vectors whose later findings this fault explains (an IPI's accept that
+    // went to another vCPU: the one it was for injects without it, the other holds it).
+    struct Implicated {
+        VmId vm = kUnknownVm;
+        VcpuId vcpu = kUnknownVcpu;
+        int vector = -1;
+    };
+    std::vector<Implicated> implicates;
 };
 
 }  // namespace irqflow::replay
