@@ -3,11 +3,14 @@
 //   # expect: RULE VCPU RECORD      (VCPU "-" when the finding names none)
 //   # expect: RULE VCPU RECORD after ROOT   (a follow-on of the root finding at record ROOT)
 //   # options: semantics=2012 reinject_loop=3 …   (replay options the case needs)
+//   # diagnose: RECORD CAUSE KIND FROM TO   (the diagnosis of the root finding at RECORD:
+//               its cause, the event it is about and the records of its window)
 // and nothing else may be found. Files are named <RULE-ID>-fires-… (the rule must fire)
 // or <RULE-ID>-quiet-… (it must not); every rule of rules.def has both.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -15,6 +18,7 @@
 
 #include "helpers.hpp"
 #include "irqflow/capture/readers.hpp"
+#include "irqflow/replay/diagnosis.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "mail_wrap.hpp"
 #include "text_helpers.hpp"
@@ -81,6 +85,43 @@ std::string listed(const std::multiset<Expected>& xs) {
     return s;
 }
 
+// The diagnosis of each root finding, as "# diagnose:" lines are written.
+std::multiset<std::string> diagnoses_in(const ReplayResult& r) {
+    std::multiset<std::string> d;
+    for (const auto& f : r.findings)
+        if (!f.caused_by && f.diagnosis) {
+            const auto& x = f.diagnosis->top;
+            d.insert(std::to_string(f.record) + " " + to_string(x.cause) + " " + kind_name(x) + " " + std::to_string(x.from) + " " +
+                     std::to_string(x.to));
+        }
+    return d;
+}
+
+std::string listed(const std::multiset<std::string>& xs) {
+    std::string s;
+    for (const auto& x : xs) s += "\n  " + x;
+    return s;
+}
+
+// IRQFLOW_UPDATE_GOLDEN=1: the case's "# diagnose:" lines rewritten to what the replay
+// says, after its last "# expect:" line (the diff then shows what moved).
+void write_diagnoses(const fs::path& path, const std::multiset<std::string>& found) {
+    std::istringstream in(irqflow::test::read_file(path.string()));
+    std::vector<std::string> lines;
+    std::size_t after = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("# diagnose: ", 0) == 0) continue;
+        lines.push_back(line);
+        if (line.rfind("# expect: ", 0) == 0) after = lines.size();
+    }
+    std::vector<std::string> add;
+    for (const auto& d : found) add.push_back("# diagnose: " + d);
+    lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(after), add.begin(), add.end());
+    std::string out;
+    for (const auto& l : lines) out += l + "\n";
+    irqflow::test::write_file(path.string(), out);
+}
+
 // A case file's "# options:" line.
 ReplayOptions options_of(const std::string& file_text, const std::string& name) {
     std::istringstream in(file_text);
@@ -120,6 +161,7 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
         (fires ? per_rule[rule].first : per_rule[rule].second) += 1;
         // what it expects
         std::multiset<Expected> expected;
+        std::multiset<std::string> diagnosed;
         ReplayOptions options;
         std::istringstream in(irqflow::test::read_file(path.string()));
         for (std::string line; std::getline(in, line);) {
@@ -135,14 +177,23 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
                 expected.insert(x);
             } else if (line.rfind("# options: ", 0) == 0) {
                 options = parse_options(line.substr(11), name);
+            } else if (line.rfind("# diagnose: ", 0) == 0) {
+                diagnosed.insert(line.substr(12));
             }
         }
         const bool mentions = std::any_of(expected.begin(), expected.end(), [&](const Expected& x) { return x.rule == rule; });
         CHECK(mentions == fires);
         // what it finds
-        const std::multiset<Expected> found = found_in(replay::replay(load_trace(path.string()), options));
+        const ReplayResult result = replay::replay(load_trace(path.string()), options);
+        const std::multiset<Expected> found = found_in(result);
         INFO("expected:" << listed(expected) << "\nfound:" << listed(found));
         CHECK(found == expected);
+        // and what it says happened
+        const auto said = diagnoses_in(result);
+        if (std::getenv("IRQFLOW_UPDATE_GOLDEN") && said != diagnosed) write_diagnoses(path, said);
+        INFO("diagnoses written:" << listed(diagnosed) << "\ndiagnoses given:" << listed(said));
+        CHECK(said == diagnosed);
+        if (fires) CHECK(!diagnosed.empty());  // every root a firing case shows is explained
     }
     for (const auto& [id, counts] : per_rule) {
         INFO(id);
@@ -160,16 +211,20 @@ TEST_CASE("every rule case, wrapped as mail clients wrap it, gives the events an
         const std::string plain = irqflow::test::read_file(path.string());
         const ReplayOptions options = options_of(plain, name);
         const Trace want = load_trace(path.string());
-        const auto expected = found_in(replay::replay(want, options));
+        const ReplayResult unwrapped = replay::replay(want, options);
+        const auto expected = found_in(unwrapped);
+        const auto diagnosed = diagnoses_in(unwrapped);
         for (const auto style : irqflow::test::kWrapStyles)
             for (const std::size_t width : {72, 76, 80}) {
                 INFO(name << ", " << irqflow::test::to_string(style) << " at " << width << " columns");
                 const std::string wrapped = irqflow::test::mail_wrap(plain, style, width, static_cast<unsigned>(width + name.size()));
                 const Trace t = irqflow::test::load_text(wrapped, "wrapped-" + name);
                 irqflow::test::require_identical_events(want, t, style != irqflow::test::WrapStyle::MidToken && style != irqflow::test::WrapStyle::Mixed);
-                const auto found = found_in(replay::replay(t, options));
+                const ReplayResult r = replay::replay(t, options);
+                const auto found = found_in(r);
                 INFO("unwrapped:" << listed(expected) << "\nwrapped:" << listed(found));
                 CHECK(found == expected);
+                CHECK(diagnoses_in(r) == diagnosed);
             }
     }
 }
