@@ -83,6 +83,23 @@ void Engine::recover(const Effect& fx, std::size_t found) {
 // The IPI rules judge each completed send. Their findings on one send are one fault (a
 // wrong destination is a missing and an extra one): the first is the root. The vCPUs it
 // implicates show the fault later, as follow-ons.
+// A send is decided when its sender enters again; a receiver may have shown the fault
+// before that (an injection without the accept that went elsewhere). Such a root,
+// after the send and about its vector, becomes a follow-on of the send's finding, and
+// so do its own follow-ons.
+void Engine::adopt_earlier(std::size_t root, VmId vm, VcpuId vcpu, int vector) {
+    auto& findings = r_.findings;
+    constexpr std::size_t kLookBack = 64;  // a send is decided within a few of its receivers' events
+    for (std::size_t i = root > kLookBack ? root - kLookBack : 0; i < root; ++i) {
+        Finding& f = findings[i];
+        if (f.caused_by || f.vm != vm || f.vcpu != vcpu || f.record <= findings[root].record) continue;
+        if (!f.diagnosis || f.diagnosis->top.vector != vector) continue;
+        for (std::size_t k = i + 1; k < findings.size(); ++k)
+            if (findings[k].caused_by == i) findings[k].caused_by = root;
+        f.caused_by = root;
+    }
+}
+
 void Engine::dispatch_ipis() {
     auto& findings = r_.findings;
     for (const auto& s : model_.completed()) {
@@ -91,8 +108,10 @@ void Engine::dispatch_ipis() {
         for (Check* c : on_ipi_) c->on_ipi(s, ctx_);
         if (findings.size() == found) continue;
         for (std::size_t i = found + 1; i < findings.size(); ++i) findings[i].caused_by = found;
-        for (const auto& x : findings[found].implicates)
+        for (const auto& x : findings[found].implicates) {
             if (const VcpuSlot v = model_.slot(x.vm, x.vcpu); v != kNoVcpu) follow_ons_.implicate(static_cast<std::size_t>(v.value()), x.vector, found);
+            adopt_earlier(found, x.vm, x.vcpu, x.vector);
+        }
     }
 }
 

@@ -39,6 +39,7 @@ private:
         if (!model_.completed().empty()) dispatch_ipis();
     }
     void dispatch_ipis();
+    void adopt_earlier(std::size_t root, VmId vm, VcpuId vcpu, int vector);
     void recover(const Effect& fx, std::size_t found);
 
     const Trace& t_;
