@@ -213,14 +213,14 @@ TEST_CASE("check on a pasted excerpt names rule, vCPU, vector, cycles and the in
     CHECK(r.out.find("LIVE-ACCEPTED-NOT-DELIVERED vm0/vcpu0") != std::string::npos);
     CHECK(r.out.find("0xd1 accepted 2 times in 15.625 ms (records 3 to 8), never delivered: 1 of them found it still pending and was lost; "
                      "the vCPU shows no activity in the excerpt") != std::string::npos);
-    CHECK(r.out.find("record 8 (line 14)") != std::string::npos);
-    CHECK(r.out.find("[record 3 (line 9): first accept of 0xd1]") != std::string::npos);
+    CHECK(r.out.find("record 8 (line 15)") != std::string::npos);
+    CHECK(r.out.find("[record 3 (line 10): first accept of 0xd1]") != std::string::npos);
     CHECK(r.out.find("no vCPU could be identified") == std::string::npos);
     CHECK(r.out.find("warning: no kvm_entry/kvm_exit: 1 vCPU(s) inferred from the APIC ids") != std::string::npos);
     auto j = run(cli() + " check --json '" + cases + "/LIVE-REINJECT-LOOP-fires-vmx-db-exception.txt'", true);
     CHECK(j.status == 1);
     CHECK(j.out.find("\"rule\":\"LIVE-REINJECT-LOOP\"") != std::string::npos);
-    CHECK(j.out.find("\"record\":12,\"line\":18") != std::string::npos);
+    CHECK(j.out.find("\"record\":12,\"line\":19") != std::string::npos);
     CHECK(j.out.find("#DB's delivery failed 3 times") != std::string::npos);
     // a trace.dat has no input lines to name
     auto d = run(cli() + " check --json '" + sample("pit.dat") + "'");

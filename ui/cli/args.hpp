@@ -54,6 +54,7 @@ std::string examples(std::initializer_list<const char*> lines);
 void add_events(CLI::App& app, Commands& out);
 void add_stats(CLI::App& app, Commands& out);
 void add_check(CLI::App& app, Commands& out);
+void add_explain(CLI::App& app, Commands& out);
 void add_predict(CLI::App& app, Commands& out);
 void add_diff(CLI::App& app, Commands& out);
 void add_import(CLI::App& app, Commands& out);

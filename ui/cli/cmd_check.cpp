@@ -13,6 +13,7 @@
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/replay/statistics.hpp"
+#include "finding_format.hpp"
 #include "json.hpp"
 
 namespace irqflow::cli {
@@ -91,12 +92,7 @@ void print_follow_ons(const ReplayResult& r, const std::vector<std::size_t>& fol
     std::cout << " until " << ts_text(last) << " s\n";
 }
 
-// "record 12", and for text input "record 12 (line 40)": where to look in the file.
-std::string at_record(const Trace& t, std::uint64_t record) {
-    std::string s = "record " + std::to_string(record);
-    if (record < t.source_lines.size()) s += " (line " + std::to_string(t.source_lines[record]) + ")";
-    return s;
-}
+std::string at_record(const Trace& t, std::uint64_t record) { return record_name(t, record); }
 
 // The rules that had nothing to judge, those with the same reason on one line.
 void print_not_judged(const ReplayResult& r, bool& said) {
@@ -112,7 +108,7 @@ void print_not_judged(const ReplayResult& r, bool& said) {
     said = true;
 }
 
-void print_text(const ReplayResult& r, const Trace& t) {
+void print_text(const ReplayResult& r, const Trace& t, const std::string& shown) {
     std::map<std::size_t, std::vector<std::size_t>> follow_ons;  // root → its follow-ons
     for (std::size_t i = 0; i < r.findings.size(); ++i)
         if (r.findings[i].caused_by) follow_ons[*r.findings[i].caused_by].push_back(i);
@@ -120,13 +116,20 @@ void print_text(const ReplayResult& r, const Trace& t) {
         const auto& f = r.findings[i];
         if (f.caused_by) continue;
         const auto& info = rule_info(f.rule);
+        if (f.diagnosis) {  // what most likely happened first, then the rule and its evidence
+            std::cout << diagnosis_sentence(f, t) << "\n  ";
+        }
         std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << ' ' << at_record(t, f.record) << ": expected "
                   << f.expected << "; observed " << f.observed;
         for (const auto& [rec, what] : f.chain) std::cout << " [" << at_record(t, rec) << ": " << what << "]";
         if (!f.resync.empty()) std::cout << "; model re-synchronized: " << f.resync;
         std::cout << '\n';
+        if (f.diagnosis)
+            for (const auto& a : f.diagnosis->alternatives) std::cout << "  or: " << replay::sentence(a, record_namer(t)) << '\n';
         if (const auto it = follow_ons.find(i); it != follow_ons.end()) print_follow_ons(r, it->second);
     }
+    if (!r.findings.empty())
+        std::cout << "(irqflow explain " << shown << " N: the Nth finding above with every record of its evidence)\n";
     const auto& s = r.stats;
     bool said = !r.findings.empty();  // a blank line only between findings or warnings and the summary
     for (const auto& w : t.meta.warnings) {
@@ -234,6 +237,7 @@ void print_json(const ReplayResult& r, const Trace& t) {
         jf["chain"] = std::move(chain);
         if (!f.resync.empty()) jf["resync"] = f.resync;
         if (f.caused_by) jf["caused_by"] = *f.caused_by;
+        if (f.diagnosis && !f.caused_by) jf["diagnosis"] = diagnosis_json(*f.diagnosis, t);
         findings.push_back(std::move(jf));
     }
     Json j;
@@ -263,14 +267,14 @@ int run(const CheckOptions& a) {
         if (!json) std::cerr << "irqflow: serial " << a.serial << ": " << log.method << "\n";
         r = replay::replay(t, o);
         if (json) print_json(r, t);
-        else print_text(r, t);
+        else print_text(r, t, shown_name(a.trace));
     } else {  // streamed: memory per vCPU and vector, not per event (capture/README.md, "Streaming")
         TraceStream stream(readable_trace(a.trace));
         replay::StreamingReplay replay(stream.trace(), o);
         stream.each_event([&](const Event& e) { replay.feed(e); });
         r = replay.finish();
         if (json) print_json(r, stream.trace());
-        else print_text(r, stream.trace());
+        else print_text(r, stream.trace(), shown_name(a.trace));
     }
     return r.divergences() + r.liveness_failures() ? 1 : kExitOk;
 }

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     add_events(app, commands);
     add_stats(app, commands);
     add_check(app, commands);
+    add_explain(app, commands);
     add_predict(app, commands);
     add_diff(app, commands);
     add_import(app, commands);

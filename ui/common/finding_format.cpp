@@ -1,0 +1,46 @@
+#include "finding_format.hpp"
+
+namespace irqflow::ui {
+
+std::string record_name(const Trace& t, std::uint64_t record) {
+    std::string s = "record " + std::to_string(record);
+    if (record < t.source_lines.size()) s += " (line " + std::to_string(t.source_lines[record]) + ")";
+    return s;
+}
+
+replay::RecordName record_namer(const Trace& t) {
+    return [&t](std::uint64_t r) { return record_name(t, r); };
+}
+
+std::string diagnosis_sentence(const replay::Finding& f, const Trace& t) {
+    return f.diagnosis ? replay::sentence(f.diagnosis->top, record_namer(t)) : std::string();
+}
+
+Json explanation_json(const replay::Explanation& x, const Trace& t) {
+    Json j;
+    j["cause"] = replay::to_string(x.cause);
+    j["kind"] = replay::kind_name(x);
+    j["vector"] = x.vector >= 0 ? Json(x.vector) : Json(nullptr);
+    j["vcpu"] = json_id(x.vcpu, kUnknownVcpu);
+    j["records"] = {x.from, x.to};
+    if (x.to < t.source_lines.size()) j["lines"] = {t.source_lines[x.from], t.source_lines[x.to]};
+    if (x.cause == replay::Cause::WrongField) {
+        j["field"] = x.field;
+        j["seen"] = x.seen;
+        j["expected"] = x.expected_text.empty() ? Json(x.expected) : Json(x.expected_text);
+    }
+    j["evidence"] = x.evidence;
+    j["why"] = x.why;
+    j["sentence"] = replay::sentence(x, record_namer(t));
+    return j;
+}
+
+Json diagnosis_json(const replay::Diagnosis& d, const Trace& t) {
+    Json j = explanation_json(d.top, t);
+    Json alts = Json::array();
+    for (const auto& a : d.alternatives) alts.push_back(explanation_json(a, t));
+    j["alternatives"] = std::move(alts);
+    return j;
+}
+
+}  // namespace irqflow::ui
