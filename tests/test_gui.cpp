@@ -14,6 +14,7 @@
 #include "go_to.hpp"
 #include "search.hpp"
 #include "selection.hpp"
+#include "panels_model.hpp"
 #include "session.hpp"
 
 using namespace irqflow;
@@ -937,4 +938,41 @@ TEST_CASE("the compare view lines the runs up at a chosen event or time in each 
     r = run_gui("--screenshot '" + out + "' --compare '" + a + "' '" + b + "' --align '#1000' 99", "");
     CHECK(r.status == 64);
     CHECK(r.out.find("no time or record 99 in") != std::string::npos);
+}
+
+// The findings tab shows each root's diagnosis sentence; a click on it selects its
+// window: markers A and B on the records it names, the view around them.
+TEST_CASE("a click on a finding's diagnosis selects its window on the timeline", "[gui][input][diagnosis]") {
+    if (!have_xvfb() || !have_xdotool()) {
+        WARN("xvfb-run or xdotool not installed: input test skipped");
+        return;
+    }
+    const std::string cases = IRQFLOW_CASES;
+    const std::string trace = cases + "/ISR-ORDER-fires-below-in-service.txt";
+    const Driven d = drive_window("diagnosis", "'" + trace + "' --panels --tab findings", R"sh(
+window "^irqflow - "
+line "^diagnosis 0 "
+read -r _ _ x0 y0 x1 y1 < <(grep "^diagnosis 0 " "$log")
+xdotool mousemove --window "$wid" $(( (x0 + x1) / 2 )) $(( (y0 + y1) / 2 )) sleep 0.3 click 1
+step clicked
+)sh");
+    INFO(d.out << d.log);
+    CHECK(d.log.find("# exit 0") != std::string::npos);
+    // the replay's own diagnosis: the missing EOI of 0x61 between its injection (record 5)
+    // and the injection it blocked (record 9)
+    const Trace t = load_trace(trace);
+    const auto r = replay::replay(t);
+    REQUIRE(r.findings.size() == 1);
+    REQUIRE(r.findings[0].diagnosis);
+    const auto& x = r.findings[0].diagnosis->top;
+    CHECK(x.from == 5);
+    CHECK(x.to == 9);
+    const std::string marks = "marks " + std::to_string(x.from_ts.value()) + " " + std::to_string(x.to_ts.value());
+    const auto at = d.log.find(marks);
+    CHECK(at != std::string::npos);
+    // and the view moved onto the window, with its margins
+    const auto w = gui::diagnosis_window(x);
+    CHECK(d.log.find("view " + std::to_string(w.t0) + " " + std::to_string(w.t1), at == std::string::npos ? 0 : at) != std::string::npos);
+    CHECK(w.t0 < x.from_ts.value());
+    CHECK(w.t1 > x.to_ts.value());
 }

@@ -270,6 +270,17 @@ TEST_CASE("the findings tab groups follow-ons under their root, in order", "[gui
     REQUIRE(g.size() == 2);
     CHECK(g[0].follow_ons == std::vector<std::size_t>{3});
     CHECK(g[1].follow_ons == std::vector<std::size_t>{2});
+
+    replay::ReplayResult later;  // a root decided after its follow-on (an IPI send), and a self-loop
+    later.findings.resize(3);
+    later.findings[0].caused_by = 1;
+    later.findings[2].caused_by = 2;
+    const auto l = gui::finding_groups(later);
+    REQUIRE(l.size() == 2);
+    CHECK(l[0].root == 1);
+    CHECK(l[0].follow_ons == std::vector<std::size_t>{0});
+    CHECK(l[1].root == 2);
+    CHECK(l[1].follow_ons.empty());
 }
 
 TEST_CASE("the timeline shows the events L1 injects into L2 and jumps stop at them as injections", "[gui]") {

@@ -149,11 +149,12 @@ int run(const ExplainOptions& a) {
         std::cout << "\nno diagnosis: " << (f.caused_by ? "its root's" : "this rule's") << " evidence is listed below\n";
     }
 
-    std::cout << "\nevidence: each record, then what the model had for vm" << vm.value() << "/vcpu"
-              << (vcpu == kUnknownVcpu ? std::string("-") : std::to_string(vcpu.value())) << " before → after it\n";
+    std::cout << "\nevidence: each record, with the model's state of vm" << vm.value() << "/vcpu"
+              << (vcpu == kUnknownVcpu ? std::string("-") : std::to_string(vcpu.value())) << " where it changes (→)\n";
     Replayer replayer(t);
     std::uint64_t previous = 0;
     bool first = true;
+    std::string shown_state;  // the vCPU's state as the last lines printed it
     for (std::size_t i = 0; i < t.events.size(); ++i) {
         const Event& e = t.events[i];
         if (!records.count(e.record)) continue;
@@ -178,8 +179,16 @@ int run(const ExplainOptions& a) {
         std::cout << "\n";
         const VcpuState* b = state_of(before, vm, vcpu);
         const VcpuState* c = state_of(after, vm, vcpu);
-        if (b && c) std::cout << "      " << state_text(*b) << "\n      → " << change_text(*b, *c) << "\n";
-        else if (c) std::cout << "      → " << state_text(*c) << " (first seen)\n";
+        // the state before, unless it is what the last record shown left; then what changed
+        if (b && c) {
+            if (const std::string now = state_text(*b); now != shown_state) std::cout << "      " << now << "\n";
+            const std::string change = change_text(*b, *c);
+            if (change != "no change") std::cout << "      → " << change << "\n";
+            shown_state = state_text(*c);
+        } else if (c) {
+            std::cout << "      → " << state_text(*c) << " (first seen)\n";
+            shown_state = state_text(*c);
+        }
     }
     std::size_t follow_ons = 0;
     for (const auto& g : r.findings) follow_ons += g.caused_by && &r.findings[*g.caused_by] == &root;

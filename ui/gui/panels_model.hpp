@@ -65,6 +65,13 @@ struct FindingGroup {
 };
 std::vector<FindingGroup> finding_groups(const replay::ReplayResult& r);
 
+// Where a click on a diagnosis puts the timeline: the view [t0, t1] around the records
+// the explanation names, markers A and B on its first and last.
+struct DiagnosisWindow {
+    std::int64_t t0, t1, mark_a, mark_b;
+};
+DiagnosisWindow diagnosis_window(const replay::Explanation& x);
+
 // The vector an event is about (accepts, injections, EOIs, ICR IPIs), if any.
 std::optional<int> event_vector(const Event& e);
 

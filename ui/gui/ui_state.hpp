@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,7 @@ struct UiState {
     bool print_view = false, printed_grid = false;
     int printed_pin = -1;
     std::size_t printed_selected = SIZE_MAX;
+    std::set<std::size_t> printed_diagnosis;  // findings whose diagnosis row was printed
     // event table and histograms, recomputed when the view or the filter changes
     EventRows rows;
     ViewRange rows_view{-1, -1};
