@@ -162,7 +162,8 @@ TEST_CASE("explain says which findings there are when FINDING names none", "[cli
     const std::string f = "'" + cases + "/ISR-ORDER-fires-below-in-service.txt'";
     auto ok = run(cli() + " explain " + f + " @9");
     CHECK(ok.status == 0);
-    CHECK(has(ok.out, "IRR {0x51} ISR {0x61}"));  // the model before the nested injection
+    CHECK(has(ok.out, "IRR {0x61} ISR {} TPR 0x00 PPR 0x00"));  // the model before 0x61 is injected
+    CHECK(has(ok.out, "→ IRR {} → {0x51}"));                   // the accept of 0x51
     CHECK(has(ok.out, "ISR {0x61} → {0x51}"));    // and after it
     auto many = run(cli() + " explain " + f + " 2", true);
     CHECK(many.status == 64);

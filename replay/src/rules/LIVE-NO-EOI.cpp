@@ -4,10 +4,9 @@
 // keeps entering the guest is a guest stuck in (or having lost) its handler, or an EOI
 // the trace lost. Reported once per injection.
 #include <array>
+#include <map>
 #include <string>
 #include <vector>
-
-#include <map>
 
 #include "../diagnose/candidates.hpp"
 #include "check.hpp"

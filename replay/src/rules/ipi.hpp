@@ -79,7 +79,9 @@ inline void diagnose_send(const IpiSend& s, const RuleContext& c, Finding& f) {
             x.vcpu = vcpu_of(c, s.vm, id);
             x.evidence = {s.record, at};
         }
-        k.wrong(EventKind::ApicIpi, send, "destination", 0, *extra.begin(), 0.3, "or the send named the wrong destination").evidence = {s.record};
+        if (s.expected.size() == 1)  // a unicast send may have named the wrong one
+            k.wrong(EventKind::ApicIpi, send, "destination", *s.expected.begin(), *extra.begin(), 0.3, "or the send named the wrong destination")
+                .evidence = {s.record};
     }
     f.diagnosis = k.pick();
 }
