@@ -80,9 +80,6 @@ void Engine::recover(const Effect& fx, std::size_t found) {
     follow_ons_.event(slot, fx.outcome == Outcome::Injected, fx.vector, involved, findings, found);
 }
 
-// The IPI rules judge each completed send. Their findings on one send are one fault (a
-// wrong destination is a missing and an extra one): the first is the root. The vCPUs it
-// implicates show the fault later, as follow-ons.
 // A send is decided when its sender enters again; a receiver may have shown the fault
 // before that (an injection without the accept that went elsewhere). Such a root,
 // after the send and about its vector, becomes a follow-on of the send's finding, and
@@ -100,6 +97,9 @@ void Engine::adopt_earlier(std::size_t root, VmId vm, VcpuId vcpu, int vector) {
     }
 }
 
+// The IPI rules judge each completed send. Their findings on one send are one fault (a
+// wrong destination is a missing and an extra one): the first is the root. The vCPUs it
+// implicates show the fault later, as follow-ons.
 void Engine::dispatch_ipis() {
     auto& findings = r_.findings;
     for (const auto& s : model_.completed()) {

@@ -209,13 +209,7 @@ public:
     // KVM's IOAPIC-handled vectors of this vCPU (see Ioapic::handles).
     bool ioapic_handles(const VcpuModel& v, int vector) const;
     // The slot of a vCPU by its VM and id, or kNoVcpu.
-    VcpuSlot slot(VmId vm, VcpuId id) const {
-        const VmModel* m = this->vm(vm);
-        const auto i = id.value();
-        if (!m || i < 0) return kNoVcpu;
-        if (static_cast<std::size_t>(i) < m->by_id.size()) return m->by_id[static_cast<std::size_t>(i)];
-        return i >= kDenseIds ? find_sparse(vm, i) : kNoVcpu;
-    }
+    VcpuSlot slot(VmId vm, VcpuId id) const { return slot_in(this->vm(vm), vm, id.value()); }
     // The vCPU owning an APIC id in a VM (the first, as KVM's map would), or kNoVcpu.
     VcpuSlot vcpu_by_apic(VmId vm, std::uint32_t apic) const;
     // The public snapshot of a vCPU.
@@ -224,12 +218,14 @@ public:
 private:
     // The vCPU whose thread emitted `e`: attributed to it, and from its own thread.
     [[gnu::always_inline]] VcpuSlot own_vcpu(const Event& e, const VmModel* vm) const {
-        const auto id = e.vcpu.value();
-        if (!vm || id < 0) return kNoVcpu;
-        VcpuSlot s = kNoVcpu;
-        if (static_cast<std::size_t>(id) < vm->by_id.size()) s = vm->by_id[static_cast<std::size_t>(id)];
-        else if (id >= kDenseIds) s = find_sparse(e.vm, id);
+        const VcpuSlot s = slot_in(vm, e.vm, e.vcpu.value());
         return s != kNoVcpu && vcpu(s).tid == e.tid ? s : kNoVcpu;
+    }
+    // The slot of vCPU `id` of VM `vm` (its model `m`, null if none), or kNoVcpu.
+    [[gnu::always_inline]] VcpuSlot slot_in(const VmModel* m, VmId vm, std::int32_t id) const {
+        if (!m || id < 0) return kNoVcpu;
+        if (static_cast<std::size_t>(id) < m->by_id.size()) return m->by_id[static_cast<std::size_t>(id)];
+        return id >= kDenseIds ? find_sparse(vm, id) : kNoVcpu;
     }
     static constexpr std::int64_t kResetVector = 0xfff0;  // where a vCPU starts after reset (CS:IP f000:fff0)
     void drop_window_closes();
