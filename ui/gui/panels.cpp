@@ -164,7 +164,7 @@ void diagnosis_line(const Session& s, UiState& u, std::size_t i) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.85f, 0.45f, 1));
     const std::string top = replay::sentence(d.top, ui::record_namer(s.trace));
     ImGui::PushTextWrapPos(0);
-    char id[32];
+    char id[64];  // "##alternative" and two 20-digit indices
     std::snprintf(id, sizeof id, "##diagnosis%zu", i);
     // a wrapped selectable: the text drawn over an item as tall as it
     const float h = ImGui::CalcTextSize(top.c_str(), nullptr, false, ImGui::GetContentRegionAvail().x).y;
