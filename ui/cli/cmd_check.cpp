@@ -9,12 +9,11 @@
 #include <variant>
 
 #include "args.hpp"
-#include "irqflow/capture/readers.hpp"
-#include "irqflow/capture/serial.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/replay/statistics.hpp"
 #include "finding_format.hpp"
 #include "json.hpp"
+#include "pipeline.hpp"
 
 namespace irqflow::cli {
 namespace {
@@ -257,26 +256,11 @@ struct CheckOptions {
 };
 
 int run(const CheckOptions& a) {
-    const bool json = a.json;
-    const ReplayOptions& o = a.replay;
-    ReplayResult r;
-    if (!a.serial.empty()) {  // validated and aligned, so a bad log fails the check like a bad trace
-        Trace t = load_trace(readable_trace(a.trace));
-        SerialLog log = read_serial_log(a.serial);
-        align_serial(t, log);
-        if (!json) std::cerr << "irqflow: serial " << a.serial << ": " << log.method << "\n";
-        r = replay::replay(t, o);
-        if (json) print_json(r, t);
-        else print_text(r, t, shown_name(a.trace));
-    } else {  // streamed: memory per vCPU and vector, not per event (capture/README.md, "Streaming")
-        TraceStream stream(readable_trace(a.trace));
-        replay::StreamingReplay replay(stream.trace(), o);
-        stream.each_event([&](const Event& e) { replay.feed(e); });
-        r = replay.finish();
-        if (json) print_json(r, stream.trace());
-        else print_text(r, stream.trace(), shown_name(a.trace));
-    }
-    return r.divergences() + r.liveness_failures() ? 1 : kExitOk;
+    const pipeline::Checked c = pipeline::check({readable_trace(a.trace), a.serial, {}}, a.replay);
+    if (c.serial && !a.json) std::cerr << "irqflow: serial " << a.serial << ": " << c.serial->method << "\n";
+    if (a.json) print_json(c.result, c.trace);
+    else print_text(c.result, c.trace, shown_name(a.trace));
+    return c.result.divergences() + c.result.liveness_failures() ? 1 : kExitOk;
 }
 
 }  // namespace

@@ -5,17 +5,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <thread>
 
 #include <unistd.h>
 
 #include "args.hpp"
-#include "irqflow/capture/readers.hpp"
-#include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/database.hpp"
 #include "json.hpp"
-#include "irqflow/storage/session_writer.hpp"
-#include "irqflow/storage/sha256.hpp"
+#include "pipeline.hpp"
 
 namespace irqflow::cli {
 namespace {
@@ -52,7 +48,7 @@ void csv_cell(std::ostream& o, const std::string& s) {
 // Import progress on stderr. On a terminal one line, rewritten in place, per long step
 // (reading, replaying and storing, committing); otherwise, so that logs do not fill with
 // carriage returns, one line when such a step ends. Steps under a second say nothing.
-class Steps {
+class Steps : public pipeline::Steps {
 public:
     using Clock = std::chrono::steady_clock;
     Steps() : tty_(isatty(STDERR_FILENO) == 1) {}
@@ -60,13 +56,13 @@ public:
         if (shown_) std::fputc('\n', stderr);  // an error follows on its own line
     }
     // `counts`: the step goes through events and says how many.
-    void begin(std::string what, bool counts = true) {
+    void begin(std::string what, bool counts = true) override {
         what_ = std::move(what);
         start_ = Clock::now();
         done_ = 0;
         counts_ = counts;
     }
-    void progress(std::uint64_t done, std::uint64_t total) {
+    void progress(std::uint64_t done, std::uint64_t total) override {
         if (!counts_) return;
         done_ = done;
         const double s = seconds();
@@ -77,7 +73,7 @@ public:
                           static_cast<unsigned long long>(done), static_cast<double>(done) / s);
         shown_ = true;
     }
-    void end() {
+    void end() override {
         const double s = seconds();
         if (shown_) std::fputc('\r', stderr);
         if (s >= 1.0) {
@@ -143,97 +139,27 @@ storage::SessionMeta session_meta(const ImportOptions& a, const TraceMeta& trace
 
 int import(const ImportOptions& a) {
     const std::string& db = a.db;
-    const std::string path = readable_trace(a.trace);
-    replay::ReplayOptions o = a.replay;
-    o.collect_details = true;
-    // Parse a trace.dat's headers in a child before any thread exists (LoadOptions), then
-    // hash the file on a thread of its own while the stream's first pass reads it.
-    check_trace_headers(path);
-    std::string sha;
-    std::exception_ptr sha_error;
-    std::thread hasher([&] {
-        try {
-            sha = storage::sha256_file(path);
-        } catch (...) {
-            sha_error = std::current_exception();
-        }
-    });
-    struct Join {
-        std::thread& t;
-        ~Join() {
-            if (t.joinable()) t.join();
-        }
-    } join{hasher};
-    auto hashed = [&] {
-        hasher.join();
-        if (sha_error) std::rethrow_exception(sha_error);
-        return sha;
-    };
+    pipeline::ImportRequest q;
+    q.source = {readable_trace(a.trace), a.serial, {}};
+    q.shown = shown_name(q.source.trace);
+    // by default the file's name as given ("-": stdin), never the temporary copy of a pipe
+    q.name = !a.name.empty() ? a.name : a.trace == "-" ? "stdin" : std::filesystem::path(a.trace).filename().string();
+    // A name the user chose is theirs: taken, it is an error; the file's name gets -2, -3…
+    q.clash = a.name.empty() ? storage::NameClash::Suffix : storage::NameClash::Refuse;
+    q.replay = a.replay;
+    q.meta = [&a](const TraceMeta& trace, const SerialLog* serial) { return session_meta(a, trace, serial); };
+    pipeline::TraceImport importing(std::move(q));
     parse_tags(a.tags);  // a bad tag is a usage error before any work
     // Another import holding the write lock: wait for it, saying who it is.
     const auto store = storage::open_store(db, Store::Mode::ReadWrite, [&db](const storage::LockWait& w) {
         std::fprintf(stderr, "irqflow import: %s is being written by %s; waiting (%.0f s)\n", db.c_str(),
                      w.holder.empty() ? "another connection" : w.holder.c_str(), w.waited_s);
     });
-    Store& d = *store;
     Steps steps;
-    auto progress = [&steps](const storage::ImportProgress& p) { steps.progress(p.done, p.total); };
-    // by default the file's name as given ("-": stdin), never the temporary copy of a pipe
-    const std::string session_name = !a.name.empty() ? a.name : a.trace == "-" ? "stdin" : std::filesystem::path(a.trace).filename().string();
-    // A name the user chose is theirs: taken, it is an error; the file's name gets -2, -3…
-    const auto clash = a.name.empty() ? storage::NameClash::Suffix : storage::NameClash::Refuse;
-    LoadOptions lo;
-    lo.headers_checked = true;
-    std::int64_t id = 0;
-    std::uint64_t records = 0;
-    std::size_t findings = 0;
-    std::string stored_name = session_name;
-    if (!a.serial.empty()) {  // aligning the serial log needs the whole trace (capture/README.md, "Streaming")
-        steps.begin("loading and replaying " + shown_name(path));
-        Trace t = load_trace(path, lo);
-        t.meta.source = shown_name(path);
-        SerialLog serial = read_serial_log(a.serial);
-        align_serial(t, serial);
-        const auto r = replay::replay(t, o);
-        steps.end();
-        steps.begin("storing");
-        const auto meta = session_meta(a, t.meta, &serial);
-        id = d.import_session(session_name, t, hashed(), r, &serial, progress, clash, &meta);
-        steps.end();
-        for (const auto& s : d.sessions())
-            if (s.id == id) stored_name = s.name;
-        records = t.records();
-        findings = r.findings.size();
-    } else {  // streamed: events go to the database as they are decoded, never held
-        steps.begin("reading " + shown_name(path) + " (vCPUs, lost events)");
-        std::uint64_t seen = 0;
-        const EventSink count = [&](const Event&) {
-            if (++seen % 65536 == 0) steps.progress(seen, 0);
-        };
-        TraceStream stream(path, lo, &count);
-        steps.end();
-        steps.begin("replaying and storing");
-        TraceMeta meta = stream.trace().meta;
-        meta.source = shown_name(path);  // a pipe's temporary file means nothing later
-        storage::SessionWriter w(d, session_name, session_meta(a, meta, nullptr), hashed(), progress, seen, clash);
-        stored_name = w.session_name();
-        replay::StreamingReplay replay(stream.trace(), o);
-        stream.each_event([&](const Event& e) {
-            replay.feed(e);
-            w.add(e);
-        });
-        records = w.records();
-        steps.progress(records, seen);
-        steps.end();
-        steps.begin("committing (replay results, interrupts, IPIs)", false);
-        const auto r = replay.finish();
-        id = w.finish(stream.trace(), r, nullptr);
-        steps.end();
-        findings = r.findings.size();
-    }
-    std::cout << "imported session " << id << " (" << records << " events, " << findings << " findings) into " << d.where() << "\n";
-    if (stored_name != session_name)
-        std::cerr << "irqflow import: named it \"" << stored_name << "\": a session is already named \"" << session_name << "\"\n";
+    const auto r = importing.into(*store, steps);
+    std::cout << "imported session " << r.id << " (" << r.records << " events, " << r.findings << " findings) into " << store->where() << "\n";
+    if (r.name != importing.name())
+        std::cerr << "irqflow import: named it \"" << r.name << "\": a session is already named \"" << importing.name() << "\"\n";
     return kExitOk;
 }
 

@@ -8,9 +8,9 @@
 #include "args.hpp"
 #include "compare.hpp"
 #include "gate.hpp"
-#include "irqflow/capture/readers.hpp"
 #include "irqflow/storage/database.hpp"
 #include "json.hpp"
+#include "pipeline.hpp"
 
 namespace irqflow::cli {
 namespace {
@@ -18,21 +18,18 @@ namespace {
 // A run named on the command line: a trace file, or DB:SESSION (a stored session, replayed
 // with the semantics it was imported with).
 RunDigest load_run(const std::string& given) {
-    replay::ReplayOptions ro;
-    ro.collect_details = true;
     if (const auto name = storage::stored_session_name(given)) {
         const auto db = storage::open_store(name->db, storage::Store::Mode::ReadOnly);
-        auto stored = db->load_session(name->session);
-        ro.semantics = stored.semantics;
-        const auto r = replay::replay(stored.trace, ro);
-        return digest(given, stored.trace, r);
+        const auto run = pipeline::replay_stored(*db, name->session);
+        return digest(given, run.stored.trace, run.result);
     }
     if (storage::is_database_file(given) || storage::is_postgres_uri(given))
         throw UsageError(given + " is a database: name the session as " + given + ":SESSION (irqflow sessions --db " + given + " lists them)");
+    replay::ReplayOptions ro;
+    ro.collect_details = true;
     const std::string path = readable_trace(given);
-    const Trace t = load_trace(path);
-    const auto r = replay::replay(t, ro);
-    return digest(shown_name(path), t, r);
+    const auto run = pipeline::check({path, {}, {}}, ro, pipeline::Hold::Whole);
+    return digest(shown_name(path), run.trace, run.result);
 }
 
 std::string number(double v, const std::string& unit) {

@@ -12,9 +12,8 @@
 #include "args.hpp"
 #include "event_format.hpp"
 #include "finding_format.hpp"
-#include "irqflow/capture/readers.hpp"
-#include "irqflow/capture/serial.hpp"
 #include "irqflow/replay/replay.hpp"
+#include "pipeline.hpp"
 
 namespace irqflow::cli {
 namespace {
@@ -113,12 +112,9 @@ void print_finding(const ReplayResult& r, std::size_t i, const Trace& t) {
 }
 
 int run(const ExplainOptions& a) {
-    Trace t = load_trace(readable_trace(a.trace));
-    if (!a.serial.empty()) {
-        SerialLog log = read_serial_log(a.serial);
-        align_serial(t, log);
-    }
-    const ReplayResult r = replay::replay(t, a.replay);
+    const pipeline::Checked checked = pipeline::check({readable_trace(a.trace), a.serial, {}}, a.replay, pipeline::Hold::Whole);
+    const Trace& t = checked.trace;
+    const ReplayResult& r = checked.result;
     const std::size_t which = pick(r, a.finding, shown_name(a.trace));
     const Finding& f = r.findings[which];
     const Finding& root = f.caused_by ? r.findings[*f.caused_by] : f;

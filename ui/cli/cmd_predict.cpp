@@ -4,9 +4,8 @@
 #include <iostream>
 
 #include "args.hpp"
-#include "irqflow/capture/readers.hpp"
-#include "irqflow/replay/replay.hpp"
 #include "json.hpp"
+#include "pipeline.hpp"
 
 namespace irqflow::cli {
 
@@ -14,10 +13,7 @@ namespace {
 
 int run(const std::string& trace, bool json) {
     const std::string path = readable_trace(trace);
-    TraceStream stream(path);  // streamed: memory per vCPU and vector, not per event
-    replay::StreamingReplay replay(stream.trace());
-    stream.each_event([&](const Event& e) { replay.feed(e); });
-    const auto r = replay.finish();
+    const auto r = pipeline::check({path, {}, {}}, {}).result;  // streamed: memory per vCPU and vector, not per event
     const auto& s = r.stats;
     const bool pv_eoi_on = s.pv_eois > 0;
     const bool pv_ipi_on = s.pv_ipi_hypercalls > 0;

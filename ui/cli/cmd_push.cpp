@@ -7,9 +7,9 @@
 #include <set>
 
 #include "args.hpp"
-#include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/session_writer.hpp"
 #include "irqflow/storage/store.hpp"
+#include "pipeline.hpp"
 
 namespace irqflow::cli {
 namespace {
@@ -58,11 +58,9 @@ int push(const PushOptions& a) {
             ++skipped;
             continue;
         }
-        auto stored = from->load_session(std::to_string(s.id));
-        replay::ReplayOptions ro;
-        ro.collect_details = true;
-        ro.semantics = stored.semantics;
-        const auto r = replay::replay(stored.trace, ro);
+        const auto run = pipeline::replay_stored(*from, std::to_string(s.id));
+        const auto& stored = run.stored;
+        const auto& r = run.result;
         const auto meta = stored_meta(*from, stored);
         try {
             const auto id = to->import_session(s.name, stored.trace, s.sha256, r, stored.serial.lines.empty() ? nullptr : &stored.serial, {},

@@ -8,6 +8,7 @@
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/storage/database.hpp"
+#include "pipeline.hpp"
 
 namespace irqflow::gui {
 
@@ -39,23 +40,22 @@ void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
     }
     db.verify();  // a damaged file is refused by name, not drawn from whatever rows still read
     // The events come in order: they feed the overview as a trace file's first pass does.
-    auto stored = db.load_session(
-        which,
-        [&](const storage::ImportProgress& p) {
-            if (p.total) progress.fraction = static_cast<float>(p.done) / static_cast<float>(p.total);
-        },
-        [&progress](const Event& e) { progress.overview.add(e); });
-    progress.overview.finish();
-    progress.stage = 3;  // all read (there is no second pass and no serial log to align): the replay is next
-    while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    s.title = db.where() + " [" + stored.info.name + "]";
-    s.trace = std::move(stored.trace);
-    if (!stored.serial.lines.empty()) s.serial = std::move(stored.serial);
-    progress.fraction = 0;
-    replay::ReplayOptions ro;
-    ro.collect_details = true;
-    ro.semantics = stored.semantics;  // the semantics it was imported with
-    s.replay = replay::replay(s.trace, ro);
+    pipeline::StoredWatch watch;
+    watch.progress = [&](const storage::ImportProgress& p) {
+        if (p.total) progress.fraction = static_cast<float>(p.done) / static_cast<float>(p.total);
+    };
+    watch.event = [&progress](const Event& e) { progress.overview.add(e); };
+    watch.read = [&] {
+        progress.overview.finish();
+        progress.stage = 3;  // all read (there is no second pass and no serial log to align): the replay is next
+        while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        progress.fraction = 0;
+    };
+    auto run = pipeline::replay_stored(db, which, watch);
+    s.title = db.where() + " [" + run.stored.info.name + "]";
+    s.trace = std::move(run.stored.trace);
+    if (!run.stored.serial.lines.empty()) s.serial = std::move(run.stored.serial);
+    s.replay = std::move(run.result);
 }
 
 }  // namespace
@@ -71,28 +71,26 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
         if (!src.db_session.empty())
             throw InputError(src.path, {InputPosition::Unit::Byte, 0}, "not an irqflow database, so it has no session \"" + src.db_session + "\"");
         s->title = src.path;
-        LoadOptions lo;
-        lo.headers_checked = src.headers_checked;
+        pipeline::Source source{src.path, src.serial, {}};
+        source.load.headers_checked = src.headers_checked;
         // Streamed in two passes (capture/README.md, "Streaming"): the first feeds the
         // overview the window shows at once, the second the events, attributed, into the
-        // session's store — the same trace load_trace reads (tests/test_streaming.cpp).
+        // session's store.
         const EventSink overview = [&progress](const Event& e) { progress.overview.add(e); };
-        TraceStream stream(src.path, lo, &overview);
-        progress.overview.finish();
-        progress.stage = 1;
-        while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        s->trace = stream.trace();
-        s->trace.events.clear();  // (a text trace's stream holds its events already)
-        stream.each_event([&](const Event& e) { s->trace.events.push_back(e); });
-        progress.stage = 2;
-        if (!src.serial.empty()) {
-            s->serial = read_serial_log(src.serial);
-            align_serial(s->trace, *s->serial);
-        }
-        progress.stage = 3;
+        pipeline::Watch watch;
+        watch.first_pass = &overview;
+        watch.known = [&](const Trace&) {
+            progress.overview.finish();
+            progress.stage = 1;
+            while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        };
+        watch.entered = [&progress](pipeline::Stage stage) { progress.stage = stage == pipeline::Stage::Serial ? 2 : 3; };
         replay::ReplayOptions ro;
         ro.collect_details = true;
-        s->replay = replay::replay(s->trace, ro);
+        auto c = pipeline::check(source, ro, pipeline::Hold::Whole, watch);
+        s->trace = std::move(c.trace);
+        s->serial = std::move(c.serial);
+        s->replay = std::move(c.result);
     }
     progress.stage = 4;
     s->tl = build_timeline(s->trace, s->replay, s->serial ? &*s->serial : nullptr);

@@ -1,0 +1,59 @@
+// Check a trace: held whole when something needs every event, else streamed.
+#include "pipeline.hpp"
+
+namespace irqflow::pipeline {
+namespace {
+
+void enter(const Watch& watch, Stage stage) {
+    if (watch.entered) watch.entered(stage);
+}
+
+}  // namespace
+
+Checked load(const Source& source, const Watch& watch) {
+    Checked c;
+    if (watch.first_pass) {
+        // Streamed into memory in two passes: the hook sees the first as it is read, and
+        // the events kept are those load_trace would give (tests/test_streaming.cpp).
+        TraceStream stream(source.trace, source.load, watch.first_pass);
+        if (watch.known) watch.known(stream.trace());
+        c.trace = stream.trace();
+        c.trace.events.clear();  // (a text trace's stream holds its events already)
+        stream.each_event([&](const Event& e) { c.trace.events.push_back(e); });
+    } else {
+        c.trace = load_trace(source.trace, source.load);
+        if (watch.known) watch.known(c.trace);
+    }
+    if (!source.serial.empty()) {  // validated and aligned, so a bad log fails like a bad trace
+        enter(watch, Stage::Serial);
+        c.serial = read_serial_log(source.serial);
+        align_serial(c.trace, *c.serial);
+    }
+    return c;
+}
+
+Checked check(const Source& source, const replay::ReplayOptions& options, Hold hold, const Watch& watch) {
+    if (hold == Hold::Whole || !source.serial.empty()) {
+        Checked c = load(source, watch);
+        enter(watch, Stage::Replay);
+        if (watch.event)
+            for (const auto& e : c.trace.events) watch.event(e);
+        c.result = replay::replay(c.trace, options);
+        return c;
+    }
+    // streamed: memory per vCPU and vector, not per event (capture/README.md, "Streaming")
+    TraceStream stream(source.trace, source.load, watch.first_pass);
+    if (watch.known) watch.known(stream.trace());
+    enter(watch, Stage::Replay);
+    Follow follow(stream.trace(), options);
+    stream.each_event([&](const Event& e) {
+        follow.feed(e);
+        if (watch.event) watch.event(e);
+    });
+    Checked c;
+    c.result = follow.finish();
+    c.trace = stream.trace();
+    return c;
+}
+
+}  // namespace irqflow::pipeline

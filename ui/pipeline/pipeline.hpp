@@ -1,0 +1,136 @@
+// The use cases above the layers (ui/README.md, "Pipeline"): check a trace, import a
+// trace, replay a stored session, follow a stream of events. The CLI's commands and the
+// GUI's loader call these instead of wiring capture, replay and storage each their own
+// way; a caller watches the stages through hooks and owns only what it shows.
+#pragma once
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "irqflow/capture/readers.hpp"
+#include "irqflow/capture/serial.hpp"
+#include "irqflow/replay/replay.hpp"
+#include "irqflow/storage/store.hpp"
+
+namespace irqflow::pipeline {
+
+// A trace to read: a path the readers can open (a pipe already copied to a file), the
+// guest's console log to align with it (optional), how to load it.
+struct Source {
+    std::string trace;
+    std::string serial;
+    LoadOptions load;
+};
+
+// The stages after the trace is known, for a progress display.
+enum class Stage { Serial, Replay };
+
+// What a caller may watch while a trace goes through. Every hook is optional.
+struct Watch {
+    // A trace.dat's first pass, each event as read (not yet attributed): an overview
+    // while the second pass is to come, or a count for a progress line.
+    const EventSink* first_pass = nullptr;
+    // The trace is known (meta, vCPUs, VMs, drop windows): streamed, its events are to
+    // come; read whole, they are read.
+    std::function<void(const Trace&)> known;
+    // Each attributed event, in order, as the replay takes it.
+    EventSink event;
+    // Aligning the serial log (only when there is one), replaying.
+    std::function<void(Stage)> entered;
+};
+
+// Follow a stream: events fed one by one as a source yields them, in bounded memory
+// (per vCPU and vector, never per event: replay/README.md, "Streaming").
+class Follow {
+public:
+    Follow(const Trace& known, const replay::ReplayOptions& options) : replay_(known, options) {}
+    void feed(const Event& e) { replay_.feed(e); }
+    replay::ReplayResult finish() { return replay_.finish(); }
+
+private:
+    replay::StreamingReplay replay_;
+};
+
+// A trace checked: the trace (its events only when it was held whole), the serial log
+// aligned with it, the replay's result.
+struct Checked {
+    Trace trace;
+    std::optional<SerialLog> serial;
+    replay::ReplayResult result;
+};
+
+// How a check holds the trace. Streamed unless the serial log (whose alignment needs
+// every event) or the caller needs the events afterwards.
+enum class Hold { AsNeeded, Whole };
+
+// Reads the trace whole and aligns the serial log, if any, with it. With a first-pass
+// hook the trace is streamed into memory so that the hook sees events at once.
+Checked load(const Source& source, const Watch& watch = {});
+// Check a trace: load (or stream) it and replay every vCPU.
+Checked check(const Source& source, const replay::ReplayOptions& options, Hold hold = Hold::AsNeeded, const Watch& watch = {});
+
+// Replay a stored session with the PV EOI semantics it was imported with, details
+// collected (what diff, push and the GUI need).
+struct Replayed {
+    storage::StoredSession stored;
+    replay::ReplayResult result;
+};
+struct StoredWatch {
+    std::function<void(const storage::ImportProgress&)> progress;
+    EventSink event;                     // each event as it is read, in order
+    std::function<void()> read;          // all read; the replay is next
+};
+Replayed replay_stored(storage::Store& store, const std::string& id_or_name, const StoredWatch& watch = {});
+
+// The steps of an import, for a progress display. `counts`: the step goes through events.
+class Steps {
+public:
+    virtual ~Steps() = default;
+    virtual void begin(std::string what, bool counts = true) = 0;
+    virtual void progress(std::uint64_t done, std::uint64_t total) = 0;
+    virtual void end() = 0;
+};
+
+struct ImportRequest {
+    Source source;
+    std::string shown;      // the trace's name as the user gave it (a pipe's copy means nothing later)
+    std::string name;       // the session's
+    storage::NameClash clash = storage::NameClash::Suffix;
+    replay::ReplayOptions replay;
+    // The session's metadata from the trace's and the serial log's (null: none).
+    std::function<storage::SessionMeta(const TraceMeta&, const SerialLog*)> meta;
+};
+struct Imported {
+    std::int64_t id = 0;
+    std::string name;  // as stored: the requested one, or with a suffix
+    std::uint64_t records = 0;
+    std::size_t findings = 0;
+};
+
+// Import a trace into a store. Constructing it checks the trace's headers (in a child,
+// while the process has one thread: LoadOptions) and starts hashing the file on a thread
+// of its own, so that the caller may wait for the store's write lock meanwhile; into()
+// replays and stores — streamed, events written as decoded, unless a serial log needs
+// the whole trace (capture/README.md, "Streaming").
+class TraceImport {
+public:
+    explicit TraceImport(ImportRequest request);
+    ~TraceImport();
+    TraceImport(const TraceImport&) = delete;
+    TraceImport& operator=(const TraceImport&) = delete;
+    Imported into(storage::Store& store, Steps& steps);
+    const std::string& name() const { return request_.name; }  // as requested
+
+private:
+    std::string hashed();
+    ImportRequest request_;
+    std::string sha_;
+    std::exception_ptr sha_error_;
+    std::thread hasher_;
+};
+
+}  // namespace irqflow::pipeline
