@@ -1,6 +1,7 @@
 // Codes come from the kernel's UAPI headers (linux-libc-dev), so the numbers are the
 // kernel's own; only the spellings used by trace-cmd's plugin are listed here.
 #include "irqflow/capture/exit_reasons.hpp"
+#include "irqflow/capture/symbols.hpp"
 
 // SVM_EXIT_REASONS names exception exits through the kernel's *_VECTOR constants,
 // which the UAPI headers do not define; these are the architectural vector numbers.
@@ -65,14 +66,10 @@ constexpr Name kSvmPlugin[] = {
 };
 #undef IRQFLOW_SVM
 
-// x86 exception mnemonics, as the kernel's kvm_inj_exception prints them.
-constexpr std::string_view kExceptionMnemonics[32] = {"DE", "DB", "",   "BP", "OF", "BR", "UD", "NM", "DF", "",   "TS",
-                                                      "NP", "SS", "GP", "PF", "",   "MF", "AC", "MC", "XM", "VE", "CP",
-                                                      "",   "",   "",   "",   "",   "",   "HV", "VC", "SX", ""};
 // SVM's exception exits (vectors 0-19): the plugin prints EXIT_EXCP_<name>, the kernel
 // "<name> excp"; their table spells 19 "XF".
 constexpr int kLastSvmExceptionExit = 19;
-std::string_view svm_exception_exit_name(int vector) { return vector == 19 ? "XF" : kExceptionMnemonics[vector]; }
+std::string_view svm_exception_exit_name(int vector) { return vector == 19 ? "XF" : exception_mnemonic(vector); }
 
 struct Entry {
     std::string name;
@@ -103,7 +100,8 @@ bool ident_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'
 }  // namespace
 
 std::string_view exception_mnemonic(int vector) {
-    return vector >= 0 && vector < static_cast<int>(std::size(kExceptionMnemonics)) ? kExceptionMnemonics[vector] : std::string_view();
+    const auto name = symbols::name_of(symbols::kExceptions, vector);
+    return name.empty() ? name : name.substr(1);  // without the '#'
 }
 
 std::optional<ExitReasonMatch> match_exit_reason(std::string_view text) {

@@ -1,9 +1,9 @@
 #include "irqflow/capture/field_values.hpp"
+#include "irqflow/capture/symbols.hpp"
 
 #include <asm/kvm.h>
 #include <linux/kvm.h>
 
-#include <array>
 #include <cerrno>
 #include <utility>
 
@@ -16,26 +16,6 @@ std::string_view lookup(Names names, std::int64_t v) {
     for (const auto& [k, n] : names)
         if (k == v) return n;
     return {};
-}
-
-// Delivery modes of the APIC, IOAPIC and ICR (Intel SDM, "Delivery Mode"); 3 is the
-// reserved remote-read mode KVM uses for PV kicks.
-std::string_view delivery_mode(std::int64_t v) {
-    static constexpr std::array<std::string_view, 8> kNames = {"Fixed", "LowPrio", "SMI", "Res3", "NMI", "INIT", "SIPI", "ExtINT"};
-    return v >= 0 && v < 8 ? kNames[static_cast<std::size_t>(v)] : std::string_view();
-}
-
-std::string_view trigger(std::int64_t v) { return v == 0 ? "edge" : v == 1 ? "level" : std::string_view(); }
-std::string_view read_write(std::int64_t v) { return v == 0 ? "read" : v == 1 ? "write" : std::string_view(); }
-
-// xAPIC register offsets (Intel SDM, "Local APIC Register Address Map").
-std::string_view apic_register(std::int64_t v) {
-    return lookup({{0x20, "ID"},      {0x30, "LVR"},     {0x80, "TASKPRI"}, {0x90, "ARBPRI"},  {0xa0, "PROCPRI"}, {0xb0, "EOI"},
-                   {0xc0, "RRR"},     {0xd0, "LDR"},     {0xe0, "DFR"},     {0xf0, "SPIV"},    {0x100, "ISR"},    {0x180, "TMR"},
-                   {0x200, "IRR"},    {0x280, "ESR"},    {0x300, "ICR"},    {0x310, "ICR2"},   {0x320, "LVTT"},   {0x330, "LVTTHMR"},
-                   {0x340, "LVTPC"},  {0x350, "LVT0"},   {0x360, "LVT1"},   {0x370, "LVTERR"}, {0x380, "TMICT"},  {0x390, "TMCCT"},
-                   {0x3e0, "TDCR"},   {0x3f0, "SELF_IPI"}},
-                  v);
 }
 
 // KVM_EXIT_* from the kernel's UAPI header, so the numbers cannot drift.
@@ -68,14 +48,20 @@ std::string_view userspace_exit(std::int64_t v) {
                   v);
 }
 
-// x86 exception vectors (the UAPI's *_VECTOR; 2 is the NMI, 15 reserved).
-std::string_view exception(std::int64_t v) {
-    return lookup({{DE_VECTOR, "#DE"}, {DB_VECTOR, "#DB"}, {2, "NMI"},         {BP_VECTOR, "#BP"}, {OF_VECTOR, "#OF"},
-                   {BR_VECTOR, "#BR"}, {UD_VECTOR, "#UD"}, {NM_VECTOR, "#NM"}, {DF_VECTOR, "#DF"}, {TS_VECTOR, "#TS"},
-                   {NP_VECTOR, "#NP"}, {SS_VECTOR, "#SS"}, {GP_VECTOR, "#GP"}, {PF_VECTOR, "#PF"}, {MF_VECTOR, "#MF"},
-                   {AC_VECTOR, "#AC"}, {MC_VECTOR, "#MC"}, {XM_VECTOR, "#XM"}, {VE_VECTOR, "#VE"}},
-                  v);
-}
+// Exception vectors: the table's, and the NMI (vector 2), which kvm_inj_exception
+// can carry too.
+std::string_view exception(std::int64_t v) { return v == 2 ? "NMI" : symbols::name_of(symbols::kExceptions, v); }
+
+// The table's vectors are the UAPI's *_VECTOR, so they cannot drift.
+static_assert(symbols::value_or_none(symbols::kExceptions, "#DE") == DE_VECTOR && symbols::value_or_none(symbols::kExceptions, "#DB") == DB_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#BP") == BP_VECTOR && symbols::value_or_none(symbols::kExceptions, "#OF") == OF_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#BR") == BR_VECTOR && symbols::value_or_none(symbols::kExceptions, "#UD") == UD_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#NM") == NM_VECTOR && symbols::value_or_none(symbols::kExceptions, "#DF") == DF_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#TS") == TS_VECTOR && symbols::value_or_none(symbols::kExceptions, "#NP") == NP_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#SS") == SS_VECTOR && symbols::value_or_none(symbols::kExceptions, "#GP") == GP_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#PF") == PF_VECTOR && symbols::value_or_none(symbols::kExceptions, "#MF") == MF_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#AC") == AC_VECTOR && symbols::value_or_none(symbols::kExceptions, "#MC") == MC_VECTOR &&
+              symbols::value_or_none(symbols::kExceptions, "#XM") == XM_VECTOR && symbols::value_or_none(symbols::kExceptions, "#VE") == VE_VECTOR);
 
 }  // namespace
 
@@ -91,18 +77,18 @@ std::string_view field_value_name(const Event& e, int slot) {
     case EventKind::ApicAcceptIrq:
     case EventKind::ApicIpi:
     case EventKind::IoapicSetIrq:
-        if (field == "dm") return delivery_mode(v);
-        if (field == "tm") return trigger(v);
-        if (field == "dest_mode") return v == 0 ? "physical" : v == 1 ? "logical" : std::string_view();
-        if (field == "shorthand") return lookup({{1, "self"}, {2, "all"}, {3, "all-but-self"}}, v);
+        if (field == "dm") return symbols::name_of(symbols::kDeliveryModes, v);
+        if (field == "tm") return symbols::name_of(symbols::kTriggerModes, v);
+        if (field == "dest_mode") return symbols::name_of(symbols::kDestinationModes, v);
+        if (field == "shorthand") return v == 0 ? std::string_view() : symbols::name_of(symbols::kShorthands, v);  // none: nothing to say
         return {};
     case EventKind::Apic:
-        if (field == "rw") return read_write(v);
-        if (field == "reg") return apic_register(v);
+        if (field == "rw") return symbols::name_of(symbols::kReadWrite, v);
+        if (field == "reg") return symbols::name_of(symbols::kApicRegisters, v);
         return {};
-    case EventKind::Msr: return field == "write" ? read_write(v) : std::string_view();
-    case EventKind::Pio: return field == "rw" ? (v == 0 ? "in" : v == 1 ? "out" : std::string_view()) : std::string_view();
-    case EventKind::Mmio: return field == "type" ? lookup({{0, "unsatisfied-read"}, {1, "read"}, {2, "write"}}, v) : std::string_view();
+    case EventKind::Msr: return field == "write" ? symbols::name_of(symbols::kReadWrite, v) : std::string_view();
+    case EventKind::Pio: return field == "rw" ? symbols::name_of(symbols::kPioDirections, v) : std::string_view();
+    case EventKind::Mmio: return field == "type" ? symbols::name_of(symbols::kMmioTypes, v) : std::string_view();
     case EventKind::UserspaceExit:
         if (field != "reason") return {};
         static const int errno_slot = field_slot(EventKind::UserspaceExit, "errno");

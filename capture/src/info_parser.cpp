@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "irqflow/capture/exit_reasons.hpp"
+#include "irqflow/capture/symbols.hpp"
 
 namespace irqflow {
 namespace {
@@ -21,35 +22,30 @@ struct SymTable {
     std::vector<Sym> syms;
 };
 
+std::vector<Sym> syms(symbols::Table t, std::string_view prefix = {}) {
+    std::vector<Sym> v;
+    for (const auto& s : t) v.push_back({std::string(prefix) + std::string(s.name), s.value});
+    return v;
+}
+
 const std::vector<SymTable>& symbol_tables() {
     static const std::vector<SymTable> t = {
-        {"dm", {{"Fixed", 0}, {"LowPrio", 1}, {"SMI", 2}, {"Res3", 3}, {"NMI", 4}, {"INIT", 5}, {"SIPI", 6}, {"ExtINT", 7}}},
-        {"tm", {{"edge", 0}, {"level", 1}}},
-        {"destmode", {{"physical", 0}, {"logical", 1}}},
+        {"dm", syms(symbols::kDeliveryModes)},
+        {"tm", syms(symbols::kTriggerModes)},
+        {"destmode", syms(symbols::kDestinationModes)},
         {"level", {{"de-assert", 0}, {"assert", 1}}},
-        {"shorthand", {{"dst", 0}, {"self", 1}, {"all", 2}, {"all-but-self", 3}}},
-        {"rw", {{"read", 0}, {"write", 1}}},
+        {"shorthand", syms(symbols::kShorthands)},
+        {"rw", syms(symbols::kReadWrite)},
         {"softirq", {{"IRQ", 0}, {"Soft/INTn", 1}}},
         {"setclr", {{"cleared", 0}, {"set", 1}}},
         {"waitpoll", {{"poll", 0}, {"wait", 1}}},
         {"valid", {{"invalid", 0}, {"valid", 1}}},
         {"irqchip", {{"PIC master", 0}, {"PIC slave", 1}, {"IOAPIC", 2}}},
         {"fastslow", {{"slow", 0}, {"fast", 1}}},
-        {"mmiotype", {{"unsatisfied-read", 0}, {"read", 1}, {"write", 2}}},
+        {"mmiotype", syms(symbols::kMmioTypes)},
         {"earlylate", {{"early", 0}, {"late", 1}}},
-        {"excp", [] {  // "#GP" → 13
-             std::vector<Sym> v;
-             for (int x = 0; x < 32; ++x)
-                 if (!exception_mnemonic(x).empty()) v.push_back({"#" + std::string(exception_mnemonic(x)), x});
-             return v;
-         }()},
-        {"apicreg", {{"APIC_ID", 0x20}, {"APIC_LVR", 0x30}, {"APIC_TASKPRI", 0x80}, {"APIC_ARBPRI", 0x90},
-                     {"APIC_PROCPRI", 0xA0}, {"APIC_EOI", 0xB0}, {"APIC_RRR", 0xC0}, {"APIC_LDR", 0xD0},
-                     {"APIC_DFR", 0xE0}, {"APIC_SPIV", 0xF0}, {"APIC_ISR", 0x100}, {"APIC_TMR", 0x180},
-                     {"APIC_IRR", 0x200}, {"APIC_ESR", 0x280}, {"APIC_ICR", 0x300}, {"APIC_ICR2", 0x310},
-                     {"APIC_LVTT", 0x320}, {"APIC_LVTTHMR", 0x330}, {"APIC_LVTPC", 0x340}, {"APIC_LVT0", 0x350},
-                     {"APIC_LVT1", 0x360}, {"APIC_LVTERR", 0x370}, {"APIC_TMICT", 0x380}, {"APIC_TMCCT", 0x390},
-                     {"APIC_TDCR", 0x3E0}, {"APIC_SELF_IPI", 0x3F0}}},
+        {"excp", syms(symbols::kExceptions)},  // "#GP" → 13
+        {"apicreg", syms(symbols::kApicRegisters, "APIC_")},
     };
     return t;
 }

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "irqflow/capture/exit_reasons.hpp"
+#include "irqflow/capture/symbols.hpp"
 
 namespace irqflow::replay::apic {
 
@@ -36,6 +37,23 @@ inline constexpr int kFirstLegalVector = 16;
 inline constexpr int kVectors = 256;
 // The xAPIC physical broadcast id and the x2APIC one.
 inline constexpr std::uint32_t kBroadcastXapic = 0xff, kBroadcastX2apic = 0xffffffffu;
+
+// The same numbers as capture's tables of what the trace prints, or this does not build.
+namespace checked {
+using namespace irqflow::symbols;
+static_assert(value_or_none(kApicRegisters, "TASKPRI") == kRegTpr && value_or_none(kApicRegisters, "EOI") == kRegEoi &&
+              value_or_none(kApicRegisters, "LDR") == kRegLdr && value_or_none(kApicRegisters, "DFR") == kRegDfr &&
+              value_or_none(kApicRegisters, "SPIV") == kRegSpiv && value_or_none(kApicRegisters, "ICR") == kRegIcr &&
+              value_or_none(kApicRegisters, "LVT0") == kRegLvt0);
+static_assert(value_or_none(kDeliveryModes, "Fixed") == kDmFixed && value_or_none(kDeliveryModes, "LowPrio") == kDmLowestPriority &&
+              value_or_none(kDeliveryModes, "NMI") == kDmNmi && value_or_none(kDeliveryModes, "INIT") == kDmInit &&
+              value_or_none(kDeliveryModes, "ExtINT") == kDmExtInt && value_or_none(kDeliveryModes, "Res3") == kDmRemoteRead);
+static_assert(value_or_none(kShorthands, "dst") == kShorthandNone && value_or_none(kShorthands, "self") == kShorthandSelf &&
+              value_or_none(kShorthands, "all") == kShorthandAll && value_or_none(kShorthands, "all-but-self") == kShorthandAllButSelf);
+// x2APIC MSRs are the xAPIC offsets / 16 from 0x800.
+static_assert(kMsrTpr == kMsrX2apicFirst + kRegTpr / 16 && kMsrEoi == kMsrX2apicFirst + kRegEoi / 16 &&
+              kMsrSpiv == kMsrX2apicFirst + kRegSpiv / 16 && kMsrIcr == kMsrX2apicFirst + kRegIcr / 16);
+}  // namespace checked
 
 constexpr bool spiv_software_enabled(std::int64_t spiv) { return (spiv >> 8) & 1; }
 constexpr int lvt_delivery_mode(std::int64_t lvt) { return static_cast<int>((lvt >> 8) & 7); }
