@@ -12,8 +12,8 @@
 #include <chrono>
 #include <csignal>
 
-#include "child_wait.hpp"
-#include "dat_validate.hpp"
+#include "dat/child_wait.hpp"
+#include "dat/dat_validate.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "event_printer.hpp"
+#include "dat/event_printer.hpp"
 
 using namespace irqflow;
 

@@ -5,8 +5,8 @@
 #include <thread>
 #include <tuple>
 
-#include "dat_reader.hpp"
-#include "dat_validate.hpp"
+#include "dat/dat_reader.hpp"
+#include "dat/dat_validate.hpp"
 #include "irqflow/capture/attribution.hpp"
 #include "irqflow/capture/batch_pipe.hpp"
 #include "irqflow/capture/error.hpp"

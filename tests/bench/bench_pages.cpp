@@ -1,4 +1,4 @@
-// Our ring-buffer page walker (capture/src/dat_pages.cpp) next to libtraceevent's kbuffer
+// Our ring-buffer page walker (capture/src/dat/dat_pages.cpp) next to libtraceevent's kbuffer
 // on the same pages of a real, uncompressed trace.dat (make_big_dat writes one): both
 // must find the same records with the same timestamps, and the events/s of each walk say
 // whether ours still earns its place (capture/README.md, "Readers"). Prints; asserts
@@ -15,8 +15,8 @@ extern "C" {  // the header has no C++ guard
 #include <cstdio>
 #include <vector>
 
-#include "dat_pages.hpp"
-#include "dat_validate.hpp"
+#include "dat/dat_pages.hpp"
+#include "dat/dat_validate.hpp"
 
 using namespace irqflow;
 using Clock = std::chrono::steady_clock;

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "dat_validate.hpp"
+#include "dat/dat_validate.hpp"
 #include "irqflow/capture/readers.hpp"
 
 namespace {

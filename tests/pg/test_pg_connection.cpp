@@ -10,7 +10,7 @@
 #include "pg/pg_connection.hpp"
 #include "pg/pg_schema.hpp"
 #include "pg/pg_views.hpp"
-#include "sqlite_util.hpp"
+#include "sqlite/sqlite_util.hpp"
 
 using namespace irqflow::storage;
 

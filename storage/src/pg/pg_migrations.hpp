@@ -1,6 +1,6 @@
 // The fleet database's schema history (storage/SCHEMA.md, "History"): PostgreSQL schemas
 // start at version 7, the first with a PostgreSQL backend; each later SQLite migration
-// (storage/src/schema.cpp) has its step here, in PostgreSQL's dialect and over
+// (storage/src/sqlite/schema.cpp) has its step here, in PostgreSQL's dialect and over
 // partitions. An older schema is upgraded on a read-write open, as an SQLite file is.
 #pragma once
 #include "pg_connection.hpp"

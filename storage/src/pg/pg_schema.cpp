@@ -5,7 +5,7 @@
 #include <map>
 #include <memory>
 
-#include "../sqlite_util.hpp"
+#include "sqlite/sqlite_util.hpp"
 
 namespace irqflow::storage {
 

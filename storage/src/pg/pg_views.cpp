@@ -25,7 +25,7 @@ std::string replaced_all(std::string sql, const std::string& from, const std::st
 }  // namespace
 
 std::string pg_ipi_fanout_view_ddl() {
-    // version 8's (storage/src/schema.cpp)
+    // version 8's (storage/src/sqlite/schema.cpp)
     return R"sql(CREATE VIEW ipi_fanout AS
   SELECT session, kind, '0x' || lpad(to_hex(vector), 2, '0') AS vector, destinations, ipis, mismatched FROM ipi_counts;
 )sql";
@@ -34,7 +34,7 @@ std::string pg_ipi_fanout_view_ddl() {
 std::string pg_views_ddl() {
     // events, exits, intervals: generated for both; SQLite tests an integer for truth
     std::string sql = replaced(event_views_ddl(), "CASE WHEN halted THEN", "CASE WHEN halted <> 0 THEN");
-    // versions 2 and 4's other views (storage/src/schema.cpp) in PostgreSQL's dialect:
+    // versions 2 and 4's other views (storage/src/sqlite/schema.cpp) in PostgreSQL's dialect:
     // format/lpad/to_hex for printf, string_agg for group_concat, comparisons counted
     // as ::int (PostgreSQL does not add booleans)
     sql += R"sql(

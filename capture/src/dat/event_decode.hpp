@@ -1,4 +1,4 @@
-// Decoding of packed kernel words into normalized slots, shared by the readers.
+// Decoding of packed kernel words into normalized slots, for the trace.dat record decoder.
 #pragma once
 #include <cstdint>
 
