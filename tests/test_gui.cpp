@@ -6,16 +6,16 @@
 #include <set>
 #include <sstream>
 
+#include "findings_model.hpp"
+#include "go_to.hpp"
 #include "helpers.hpp"
+#include "irqflow/capture/exit_reasons.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
-#include "timeline.hpp"
-#include "irqflow/capture/exit_reasons.hpp"
-#include "go_to.hpp"
-#include "search.hpp"
-#include "selection.hpp"
-#include "panels_model.hpp"
+#include "search_model.hpp"
+#include "selection_model.hpp"
 #include "session.hpp"
+#include "timeline_model.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;
@@ -284,7 +284,7 @@ TEST_CASE("the vCPU and vector filters draw only the chosen lanes and that vecto
     CHECK(bad.out.find("no such time or record") != std::string::npos);
 }
 
-#include "navigation.hpp"
+#include "navigation_model.hpp"
 
 namespace {
 

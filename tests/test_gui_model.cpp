@@ -4,17 +4,20 @@
 
 #include <set>
 
+#include "events_model.hpp"
+#include "findings_model.hpp"
 #include "helpers.hpp"
+#include "hover.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
-#include "hover.hpp"
+#include "latency_model.hpp"
 #include "legend.hpp"
-#include "navigation.hpp"
-#include "overview.hpp"
-#include "panels_model.hpp"
+#include "navigation_model.hpp"
+#include "overview_model.hpp"
+#include "statistics_model.hpp"
 #include "time_axis.hpp"
-#include "timeline.hpp"
+#include "timeline_model.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;

@@ -5,14 +5,15 @@
 
 #include <memory>
 
+#include "events_model.hpp"
+#include "go_to.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
-#include "go_to.hpp"
-#include "panels_model.hpp"
-#include "search.hpp"
-#include "selection.hpp"
+#include "search_model.hpp"
+#include "selection_model.hpp"
 #include "serial_labels.hpp"
 #include "session.hpp"
+#include "statistics_model.hpp"
 #include "ui_state.hpp"
 
 using namespace irqflow;

@@ -8,8 +8,8 @@
 
 #include "helpers.hpp"
 #include "irqflow/replay/statistics.hpp"
-#include "panels_model.hpp"
 #include "session.hpp"
+#include "statistics_model.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;

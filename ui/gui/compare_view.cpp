@@ -6,7 +6,7 @@
 #include <string>
 #include <tuple>
 
-#include "view.hpp"
+#include "timeline_view.hpp"
 
 namespace irqflow::gui {
 

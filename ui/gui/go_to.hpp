@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "navigation_model.hpp"
 #include "session.hpp"
 #include "ui_state.hpp"
 
@@ -18,5 +19,19 @@ inline constexpr std::int64_t kGoToSpanNs = 200'000;
 // target is an event, else the first event at or after ts is. The events tab comes to
 // the front unless `keep_tab` (a link followed from another tab leaves it open).
 void go_to(const Session& s, UiState& u, std::int64_t ts, std::optional<std::size_t> event = std::nullopt, bool keep_tab = false);
+
+// A record named in a panel (a finding's chain, the inspector's accept / inject / EOI):
+// go there and select its row, leaving the panel where it is.
+void go_to_record(const Session& s, UiState& u, std::uint64_t record);
+
+// The next (or previous) finding, injection or EOI of the filter from the view's centre.
+void jump(const Session& s, UiState& u, JumpTarget what, bool forward);
+
+// The "go" box's text: "12.5s", "300ms", "#1234" (raw record) or a bare number of
+// seconds; an error for the box otherwise.
+void go_to_text(const Session& s, UiState& u);
+
+// Runs the search box's query (when it changed) and goes to the next or previous match.
+void search_step(const Session& s, UiState& u, bool forward);
 
 }  // namespace irqflow::gui

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "event_format.hpp"
+#include "inspector_model.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
-#include "panels_model.hpp"
 #include "time_axis.hpp"
 
 namespace irqflow::gui {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "navigation.hpp"
+#include "navigation_model.hpp"
 #include "session.hpp"
 
 namespace irqflow::gui {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <utility>
 
-#include "panels.hpp"
+#include "panels_view.hpp"
 
 namespace irqflow::gui {
 namespace {

@@ -1,6 +1,7 @@
 #include "inspector_model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace irqflow::gui {
 
@@ -21,6 +22,26 @@ std::vector<replay::VcpuState> StateIndex::at(std::int64_t ts) const {
     replay::Replayer r(*checkpoints_[k]);
     r.step_until(idx);
     return r.states();
+}
+
+const replay::InterruptRecord* interrupt_in_service(const replay::ReplayResult& r, VmId vm, VcpuId vcpu, int vector, std::int64_t ts) {
+    const replay::InterruptRecord* found = nullptr;  // the latest injection at or before ts not yet EOI'd
+    for (const auto& ir : r.interrupts)
+        if (ir.vm == vm && ir.vcpu == vcpu && ir.vector == vector && ir.inject_ts <= ts && (!ir.eoi_ts || ir.eoi_ts >= ts) &&
+            (!found || ir.inject_ts >= found->inject_ts))
+            found = &ir;
+    return found;
+}
+
+std::string vector_list(const replay::VectorSet& v) {
+    std::string out;
+    for (int vec = 255; vec >= 0; --vec)
+        if (v.test(vec)) {
+            char b[8];
+            std::snprintf(b, sizeof b, "%s0x%02x", out.empty() ? "" : " ", vec);
+            out += b;
+        }
+    return out.empty() ? "none" : out;
 }
 
 }  // namespace irqflow::gui

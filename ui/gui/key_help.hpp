@@ -1,5 +1,5 @@
 // Every key and mouse action of the window, once: the `?` / F1 overlay lists this table
-// and input.cpp / panels.cpp implement it.
+// and input.cpp / navigation_view.cpp implement it.
 #pragma once
 
 namespace irqflow::gui {

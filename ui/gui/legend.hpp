@@ -1,12 +1,12 @@
 // The key of every colour and glyph the timeline draws, built from the same constants
-// and colour functions the renderer uses (timeline.hpp), so the key cannot drift from
+// and colour functions the renderer uses (timeline_model.hpp), so the key cannot drift from
 // the picture. No ImGui here: overlays.cpp draws it, tests read it.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "timeline.hpp"
+#include "timeline_model.hpp"
 
 namespace irqflow::gui {
 

@@ -10,7 +10,7 @@
 namespace irqflow::gui {
 namespace {
 
-// One swatch, drawn as the timeline draws that item (view.cpp), 24 x 12 pixels at p.
+// One swatch, drawn as the timeline draws that item (timeline_view.cpp), 24 x 12 pixels at p.
 void swatch(ImDrawList* dl, ImVec2 p, Glyph g, std::uint32_t c) {
     const float x = p.x, y = p.y, cx = p.x + 12, my = p.y + 3;
     switch (g) {
@@ -25,7 +25,7 @@ void swatch(ImDrawList* dl, ImVec2 p, Glyph g, std::uint32_t c) {
     case Glyph::IpiLine: dl->AddLine(ImVec2(x + 8, y), ImVec2(x + 12, y + 12), c, 1.5f); break;
     case Glyph::Finding: dl->AddRectFilled(ImVec2(cx - 1, y), ImVec2(cx + 2, y + 12), c); break;
     case Glyph::Cursor: dl->AddLine(ImVec2(cx, y), ImVec2(cx, y + 12), c); break;
-    case Glyph::Lost:  // hatched as view.cpp draws a gap
+    case Glyph::Lost:  // hatched as timeline_view.cpp draws a gap
         dl->AddRect(ImVec2(x, y), ImVec2(x + 24, y + 12), c);
         dl->PushClipRect(ImVec2(x, y), ImVec2(x + 24, y + 12), true);
         for (float hx = x - 12; hx < x + 24; hx += 8) dl->AddLine(ImVec2(hx, y + 12), ImVec2(hx + 12, y), c);

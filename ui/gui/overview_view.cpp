@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "column_runs.hpp"
-#include "view.hpp"
+#include "timeline_view.hpp"
 
 namespace irqflow::gui {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "timeline.hpp"
+#include "timeline_model.hpp"
 
 namespace irqflow::gui {
 

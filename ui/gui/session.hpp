@@ -12,8 +12,8 @@
 #include "irqflow/capture/trace.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "inspector_model.hpp"
-#include "overview.hpp"
-#include "timeline.hpp"
+#include "overview_model.hpp"
+#include "timeline_model.hpp"
 
 namespace irqflow::gui {
 

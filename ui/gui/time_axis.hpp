@@ -1,6 +1,6 @@
 // The time axis over the lanes: ticks at 1, 2 or 5 × 10^k ns, at least kMinTickPx apart,
 // labelled in the unit of their step (s, ms, µs, ns) so the labels stay short at any
-// zoom. No ImGui here: view.cpp draws it, tests call it.
+// zoom. No ImGui here: timeline_view.cpp draws it, tests call it.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -7,10 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "events_model.hpp"
+#include "latency_model.hpp"
 #include "legend.hpp"
-#include "navigation.hpp"
-#include "panels_model.hpp"
-#include "selection.hpp"
+#include "navigation_model.hpp"
+#include "selection_model.hpp"
 #include "session.hpp"
 
 namespace irqflow::gui {
@@ -41,7 +42,7 @@ struct UiState {
     std::optional<std::size_t> selected_event;
     bool scroll_to_selected = false;
     bool focus_goto = false;
-    // search (search.hpp): the box, the query its matches are for, and the match gone to
+    // search (search_model.hpp): the box, the query its matches are for, and the match gone to
     char search_text[128] = "";
     std::string search_error, searched;
     EventRows matches;  // as the events tab lists them

@@ -1,4 +1,4 @@
-#include "timeline.hpp"
+#include "timeline_model.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -180,6 +180,22 @@ VectorLayers only_vector(const Timeline& tl, int vector) {
     }
     std::copy_if(tl.arrows.begin(), tl.arrows.end(), std::back_inserter(v.arrows), [&](const Arrow& a) { return a.vector == vector; });
     return v;
+}
+
+LaneLookup::LaneLookup(const Timeline& tl) {
+    for (std::size_t l = 0; l < tl.lanes.size(); ++l) {
+        const auto vm = static_cast<std::size_t>(std::max(0, tl.lanes[l].vm.value()));
+        const auto vcpu = static_cast<std::size_t>(std::max(0, tl.lanes[l].vcpu.value()));
+        if (by_vm_.size() <= vm) by_vm_.resize(vm + 1);
+        if (by_vm_[vm].size() <= vcpu) by_vm_[vm].resize(vcpu + 1, -1);
+        by_vm_[vm][vcpu] = static_cast<int>(l);
+    }
+}
+
+int LaneLookup::operator()(VmId vm, VcpuId vcpu) const {
+    if (vm.value() < 0 || vcpu.value() < 0 || static_cast<std::size_t>(vm.value()) >= by_vm_.size()) return -1;
+    const auto& v = by_vm_[static_cast<std::size_t>(vm.value())];
+    return static_cast<std::size_t>(vcpu.value()) < v.size() ? v[static_cast<std::size_t>(vcpu.value())] : -1;
 }
 
 }  // namespace irqflow::gui

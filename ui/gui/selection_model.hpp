@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "navigation.hpp"
-#include "panels_model.hpp"
+#include "navigation_model.hpp"
 #include "session.hpp"
+#include "timeline_model.hpp"
 
 namespace irqflow::gui {
 

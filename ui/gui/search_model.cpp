@@ -1,12 +1,12 @@
-#include "search.hpp"
+#include "search_model.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 
+#include "events_model.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
 #include "irqflow/capture/field_values.hpp"
-#include "panels_model.hpp"
 
 namespace irqflow::gui {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "irqflow/capture/trace.hpp"
-#include "timeline.hpp"
+#include "timeline_model.hpp"
 
 namespace irqflow::gui {
 

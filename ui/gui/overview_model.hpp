@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "irqflow/capture/event.hpp"
-#include "timeline.hpp"
+#include "timeline_model.hpp"
 
 namespace irqflow::gui {
 

@@ -1,4 +1,4 @@
-#include "view.hpp"
+#include "timeline_view.hpp"
 
 #include "column_runs.hpp"
 #include "serial_labels.hpp"

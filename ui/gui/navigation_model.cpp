@@ -1,4 +1,4 @@
-#include "navigation.hpp"
+#include "navigation_model.hpp"
 
 #include <algorithm>
 #include <charconv>

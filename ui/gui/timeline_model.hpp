@@ -236,4 +236,14 @@ struct Layout {
     static float fitted_height(int rows) { return kTop + kLaneHeight * static_cast<float>(rows) + kSerialRoom; }
 };
 
+// Lane of each (vm, vcpu) the trace attributes events to; -1 for host-only events.
+class LaneLookup {
+public:
+    explicit LaneLookup(const Timeline& tl);
+    int operator()(VmId vm, VcpuId vcpu) const;
+
+private:
+    std::vector<std::vector<int>> by_vm_;  // [vm][vcpu] → lane
+};
+
 }  // namespace irqflow::gui

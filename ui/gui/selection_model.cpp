@@ -1,4 +1,4 @@
-#include "selection.hpp"
+#include "selection_model.hpp"
 
 #include <algorithm>
 

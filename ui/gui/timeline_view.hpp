@@ -2,10 +2,10 @@
 // pixel everything is aggregated: one column per pixel (the Tracy way), so drawing
 // costs the same at any zoom.
 #pragma once
-#include "navigation.hpp"
-#include "overview.hpp"
+#include "navigation_model.hpp"
+#include "overview_model.hpp"
 #include "time_axis.hpp"
-#include "timeline.hpp"
+#include "timeline_model.hpp"
 
 struct ImDrawList;
 

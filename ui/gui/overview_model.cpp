@@ -1,4 +1,4 @@
-#include "overview.hpp"
+#include "overview_model.hpp"
 
 #include "irqflow/capture/exit_reasons.hpp"
 
