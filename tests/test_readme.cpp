@@ -8,10 +8,10 @@
 // every other line is exact. A command's output ends at the next `$` or the block's end.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <set>
 #include <sstream>
 
 #include "helpers.hpp"

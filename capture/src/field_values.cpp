@@ -5,6 +5,7 @@
 #include <linux/kvm.h>
 
 #include <cerrno>
+#include <string_view>
 #include <utility>
 
 namespace irqflow {
@@ -53,15 +54,16 @@ std::string_view userspace_exit(std::int64_t v) {
 std::string_view exception(std::int64_t v) { return v == 2 ? "NMI" : symbols::name_of(symbols::kExceptions, v); }
 
 // The table's vectors are the UAPI's *_VECTOR, so they cannot drift.
-static_assert(symbols::value_or_none(symbols::kExceptions, "#DE") == DE_VECTOR && symbols::value_or_none(symbols::kExceptions, "#DB") == DB_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#BP") == BP_VECTOR && symbols::value_or_none(symbols::kExceptions, "#OF") == OF_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#BR") == BR_VECTOR && symbols::value_or_none(symbols::kExceptions, "#UD") == UD_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#NM") == NM_VECTOR && symbols::value_or_none(symbols::kExceptions, "#DF") == DF_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#TS") == TS_VECTOR && symbols::value_or_none(symbols::kExceptions, "#NP") == NP_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#SS") == SS_VECTOR && symbols::value_or_none(symbols::kExceptions, "#GP") == GP_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#PF") == PF_VECTOR && symbols::value_or_none(symbols::kExceptions, "#MF") == MF_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#AC") == AC_VECTOR && symbols::value_or_none(symbols::kExceptions, "#MC") == MC_VECTOR &&
-              symbols::value_or_none(symbols::kExceptions, "#XM") == XM_VECTOR && symbols::value_or_none(symbols::kExceptions, "#VE") == VE_VECTOR);
+constexpr std::pair<std::string_view, int> kUapiVectors[] = {
+    {"#DE", DE_VECTOR}, {"#DB", DB_VECTOR}, {"#BP", BP_VECTOR}, {"#OF", OF_VECTOR}, {"#BR", BR_VECTOR}, {"#UD", UD_VECTOR},
+    {"#NM", NM_VECTOR}, {"#DF", DF_VECTOR}, {"#TS", TS_VECTOR}, {"#NP", NP_VECTOR}, {"#SS", SS_VECTOR}, {"#GP", GP_VECTOR},
+    {"#PF", PF_VECTOR}, {"#MF", MF_VECTOR}, {"#AC", AC_VECTOR}, {"#MC", MC_VECTOR}, {"#XM", XM_VECTOR}, {"#VE", VE_VECTOR}};
+constexpr bool exceptions_match_uapi() {
+    for (const auto& [name, vector] : kUapiVectors)
+        if (symbols::value_or_none(symbols::kExceptions, name) != vector) return false;
+    return true;
+}
+static_assert(exceptions_match_uapi());
 
 }  // namespace
 
