@@ -37,7 +37,7 @@ std::string vector_list(const replay::VectorSet& v) {
     std::string out;
     for (int vec = 255; vec >= 0; --vec)
         if (v.test(vec)) {
-            char b[8];
+            char b[16];  // GCC at -O1 does not bound vec to 0..255
             std::snprintf(b, sizeof b, "%s0x%02x", out.empty() ? "" : " ", vec);
             out += b;
         }

@@ -1,5 +1,6 @@
 #include "time_axis.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -25,9 +26,16 @@ std::string seconds_text(std::int64_t ns, std::int64_t step_ns) {
     const std::uint64_t mag = negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
     std::uint64_t frac = mag % 1'000'000'000;
     for (int d = 9; d > decimals; --d) frac /= 10;
-    char buf[48];
-    std::snprintf(buf, sizeof buf, "%s%" PRIu64 ".%0*" PRIu64 " s", negative ? "-" : "", mag / 1'000'000'000, decimals, frac);
-    return buf;
+    // built by hand: decimals is 6..9, but GCC at -O1 cannot see that and
+    // rejects a %0*lu into a fixed buffer as a possible truncation
+    std::string digits = std::to_string(frac);
+    std::string out = negative ? "-" : "";
+    out += std::to_string(mag / 1'000'000'000);
+    out += '.';
+    out.append(static_cast<std::size_t>(decimals) - std::min(digits.size(), static_cast<std::size_t>(decimals)), '0');
+    out += digits;
+    out += " s";
+    return out;
 }
 
 TimeAxis time_axis(std::int64_t t0, std::int64_t t1, std::int64_t origin, float width_px, bool relative) {
