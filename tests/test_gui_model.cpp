@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "compare_model.hpp"
 #include "events_model.hpp"
 #include "findings_model.hpp"
 #include "helpers.hpp"
@@ -15,6 +16,7 @@
 #include "legend.hpp"
 #include "navigation_model.hpp"
 #include "overview_model.hpp"
+#include "session.hpp"
 #include "statistics_model.hpp"
 #include "time_axis.hpp"
 #include "timeline_model.hpp"
@@ -557,4 +559,55 @@ TEST_CASE("a lost-event gap runs from its CPU's previous event to the marker, an
     std::snprintf(expect, sizeof expect, "276 in 1 gap, %.1f ms", static_cast<double>(g.end - g.start) / 1e6);
     CHECK(lost_events_row(s->tl).value == expect);
     CHECK(lost_events_row(pveoi_on().tl).value == "none");
+}
+
+TEST_CASE("a diff row's example in the compare tab is an event of what the row counts, on the row's vCPU", "[gui][compare]") {
+    auto session = [](const char* name) {
+        auto s = std::make_unique<Session>();
+        s->title = name;
+        s->trace = load_trace(sample(name));
+        replay::ReplayOptions o;
+        o.collect_details = true;
+        s->replay = replay::replay(s->trace, o);
+        return s;
+    };
+    const auto on = session("pveoi-on.dat"), off = session("pveoi-off.dat");
+    // the event each side's example time lands on, of a kind
+    auto event_at = [](const Session& s, std::int64_t ts, EventKind kind) -> std::optional<Event> {
+        for (std::size_t i = 0; i < s.trace.events.size(); ++i)
+            if (s.trace.events.ts(i).value() == ts && s.trace.events.kind(i) == kind) return s.trace.events[i];
+        return std::nullopt;
+    };
+    std::set<std::string> seen;
+    for (const auto& row : diff_rows(*on, *off)) {
+        const Example ex = example_of(row, *on, *off, 0, 0);
+        INFO(row.key);
+        if (row.key.rfind("exits_per_guest_s[", 0) == 0 || row.key.rfind("host_ns_per_exit[", 0) == 0) {
+            const auto e = event_at(*on, ex.a_ts, EventKind::Exit);
+            if (!row.a) continue;  // no such exit on A's side
+            REQUIRE(e);
+            CHECK(exit_reason_key(*e) == row.of);
+            seen.insert("reason");
+        } else if (row.vcpus && row.counts == replay::RunCount::Exits) {
+            const auto e = event_at(*on, ex.a_ts, EventKind::Exit);
+            REQUIRE(e);
+            CHECK(e->vcpu.value() == row.vcpus->first.vcpu);
+            seen.insert("vcpu");
+        } else if (row.key == "pv_eoi_hit_rate") {
+            // a PV EOI is traced as kvm_eoi, then kvm_pv_eoi (the lifecycle's EOI time is the first)
+            CHECK((event_at(*on, ex.a_ts, EventKind::PvEoi) || event_at(*on, ex.a_ts, EventKind::Eoi)));
+            CHECK(ex.b_ts == -1);  // PV EOI off: none
+            seen.insert("pv");
+        } else if (row.key.rfind("injections_per_guest_s[", 0) == 0) {
+            const auto e = event_at(*on, ex.a_ts, EventKind::InjVirq);
+            if (!row.a) continue;
+            REQUIRE(e);
+            CHECK(event_vector(*e) == row.vector);
+            seen.insert("vector");
+        } else if (row.counts == replay::RunCount::InjectToEoi && row.a > 0) {
+            CHECK(event_at(*on, ex.a_ts, EventKind::InjVirq));  // the injection whose latency is nearest
+            seen.insert("latency");
+        }
+    }
+    CHECK(seen == std::set<std::string>{"reason", "vcpu", "pv", "vector", "latency"});
 }

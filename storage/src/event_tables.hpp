@@ -26,8 +26,5 @@ inline constexpr std::size_t kCommonColumns = 7;  // session … vcpu
 // DDL of the event tables and of every view that reads them (events, exits, intervals).
 std::string event_tables_ddl();
 std::string event_views_ddl();
-// The views comparing sessions, session_rates and session_diffs, as this version
-// defines them (storage/src/sqlite/schema.cpp; PostgreSQL's in pg/pg_views.cpp).
-std::string session_compare_views_ddl();
 
 }  // namespace irqflow::storage

@@ -49,11 +49,49 @@ struct Side {
     Side(const RunDigest::PerVcpu& v) : blocks(v.blocks), total(v.total) {}  // NOLINT
 };
 
+using replay::RunCount;
+
+// A run's count in one time block (or its total, a Block too); 0 for the counts kept
+// for the whole run only (run_total).
+double block_count(const Block& x, RunCount c) {
+    switch (c) {
+    case RunCount::GuestSeconds: return x.guest_s;
+    case RunCount::Exits: return static_cast<double>(x.exits);
+    case RunCount::Injections: return static_cast<double>(x.injections);
+    case RunCount::Eois: return static_cast<double>(x.eois);
+    case RunCount::PvEois: return static_cast<double>(x.pv_eois);
+    case RunCount::EoiExits: return static_cast<double>(x.eois - x.pv_eois);
+    case RunCount::Ipis: return static_cast<double>(x.ipis);
+    case RunCount::IpiDestinations: return static_cast<double>(x.ipi_targets);
+    default: return 0;
+    }
+}
+
+double run_total(const RunDigest& d, RunCount c) {
+    switch (c) {
+    case RunCount::PvEoiSaved: return static_cast<double>(d.pv_eois);
+    case RunCount::PvEoiPredicted: return static_cast<double>(d.predicted_pv_eoi_saved);
+    case RunCount::PvIpiSaved: return static_cast<double>(d.pv_ipi_saved);
+    case RunCount::PvIpiPredicted: return static_cast<double>(d.predicted_pv_ipi_saved);
+    case RunCount::HvEoiAssistSaved: return static_cast<double>(d.hv_eoi_assist_saved);
+    case RunCount::HvIpiSaved: return static_cast<double>(d.hv_ipi_saved);
+    default: return block_count(d.total, c);
+    }
+}
+
+// What a row is, before its values: key, label, unit, headline, what it counts.
+DiffRow row_of(std::string key, std::string label, std::string_view unit, bool headline, RunCount counts, std::string of = {}, int vector = -1) {
+    DiffRow row{std::move(key), std::move(label), std::string(unit), headline};
+    row.counts = counts;
+    row.of = std::move(of);
+    row.vector = vector;
+    return row;
+}
+
 // A count per unit of something both runs have per block (guest seconds, injections):
 // the total ratio as the value, Welch's t over the per-block ratios as the test.
-DiffRow rate_row(std::string key, std::string label, std::string unit, bool headline, Side a, Side b,
-                 const std::function<double(const Block&)>& num, const std::function<double(const Block&)>& den, double scale = 1) {
-    DiffRow row{std::move(key), std::move(label), std::move(unit), headline};
+DiffRow rate_row(DiffRow row, Side a, Side b, const std::function<double(const Block&)>& num, const std::function<double(const Block&)>& den,
+                 double scale = 1) {
     auto value = [&](const Block& x) { return den(x) > 0 ? scale * num(x) / den(x) : 0.0; };
     row.a = value(a.total);
     row.b = value(b.total);
@@ -68,6 +106,16 @@ DiffRow rate_row(std::string key, std::string label, std::string unit, bool head
     }
     return row;
 }
+
+// A rate of the list (replay/rates.hpp) between two sides.
+DiffRow rate_row(const replay::Rate& r, std::string key, std::string label, bool headline, Side a, Side b) {
+    return rate_row(row_of(std::move(key), std::move(label), r.unit, headline, r.count), a, b,
+                    [&r](const Block& x) { return block_count(x, r.count); }, [&r](const Block& x) { return block_count(x, r.per); }, r.scale);
+}
+
+// The rates diff shows per vCPU (a vCPU's blocks count guest time, exits, injections, EOIs).
+constexpr const replay::Rate* kPerVcpuRates[] = {&replay::rate("exits_per_guest_s"), &replay::rate("injections_per_guest_s"),
+                                                 &replay::rate("eoi_exits_per_interrupt")};
 
 // `s` as "vcpuN", "vmM/vcpuN", "N" or "M/N": the ref, or nullopt.
 std::optional<VcpuRef> parse_ref(const std::string& s) {
@@ -258,36 +306,22 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
     std::vector<DiffRow> rows;
     const auto guest = [](const Block& x) { return x.guest_s; };
     const auto injections = [](const Block& x) { return static_cast<double>(x.injections); };
-    const auto eois = [](const Block& x) { return static_cast<double>(x.eois); };
-    // headline: how often the guest leaves, and for how many interrupts
-    rows.push_back(rate_row("exits_per_guest_s", "exits per second in the guest", "/s", true, a, b,
-                            [](const Block& x) { return static_cast<double>(x.exits); }, guest));
-    rows.push_back(rate_row("exits_per_interrupt", "exits per injected interrupt", "/interrupt", true, a, b,
-                            [](const Block& x) { return static_cast<double>(x.exits); }, injections));
-    rows.push_back(rate_row("eoi_exits_per_interrupt", "EOIs that exited, per injected interrupt", "/interrupt", true, a, b,
-                            [](const Block& x) { return static_cast<double>(x.eois - x.pv_eois); }, injections));
-    rows.push_back(rate_row("pv_eoi_hit_rate", "PV EOI hit rate (EOIs without an exit)", "%", true, a, b,
-                            [](const Block& x) { return static_cast<double>(x.pv_eois); }, eois, 100));
-    rows.push_back(rate_row("injections_per_guest_s", "injected interrupts per second in the guest", "/s", true, a, b, injections, guest));
-    rows.push_back(rate_row("ipis_per_guest_s", "IPIs sent per second in the guest", "/s", true, a, b,
-                            [](const Block& x) { return static_cast<double>(x.ipis); }, guest));
-    rows.push_back(rate_row("ipi_fanout", "destinations per IPI", "", false, a, b,
-                            [](const Block& x) { return static_cast<double>(x.ipi_targets); }, [](const Block& x) { return static_cast<double>(x.ipis); }));
-    // exits the PV (and Hyper-V) features saved (measured) and would save (predicted, as `predict`), per
-    // second in the guest: run totals only, so no test
-    auto saved = [&](const char* key, const char* label, std::uint64_t RunDigest::*of) {
-        DiffRow row{key, label, "/s", false};
-        row.a = a.total.guest_s > 0 ? static_cast<double>(a.*of) / a.total.guest_s : 0;
-        row.b = b.total.guest_s > 0 ? static_cast<double>(b.*of) / b.total.guest_s : 0;
+    // the list's rates: how often the guest leaves, for how many interrupts, what the
+    // PV features saved; those counted for the whole run only have no test
+    for (const replay::Rate& r : replay::rates()) {
+        if (!run_total_only(r.count)) {
+            rows.push_back(rate_row(r, std::string(r.key), std::string(r.label), r.headline, a, b));
+            continue;
+        }
+        DiffRow row = row_of(std::string(r.key), std::string(r.label), r.unit, r.headline, r.count);
+        auto value = [&r](const RunDigest& d) {
+            const double per = run_total(d, r.per);
+            return per > 0 ? r.scale * run_total(d, r.count) / per : 0;
+        };
+        row.a = value(a);
+        row.b = value(b);
         rows.push_back(std::move(row));
-    };
-    saved("pv_eoi_exits_saved_per_guest_s", "exits PV EOI saved, per second in the guest", &RunDigest::pv_eois);
-    saved("pv_eoi_exits_predicted_per_guest_s", "exits PV EOI would save more, per second in the guest (predict)", &RunDigest::predicted_pv_eoi_saved);
-    saved("pv_ipi_exits_saved_per_guest_s", "exits PV IPI saved, per second in the guest", &RunDigest::pv_ipi_saved);
-    saved("pv_ipi_exits_predicted_per_guest_s", "exits PV IPI would save more, per second in the guest (predict)", &RunDigest::predicted_pv_ipi_saved);
-    saved("hv_eoi_assist_exits_saved_per_guest_s", "exits the Hyper-V EOI assist saved (of PV EOI's), per second in the guest",
-          &RunDigest::hv_eoi_assist_saved);
-    saved("hv_ipi_exits_saved_per_guest_s", "exits Hyper-V IPI hypercalls saved, per second in the guest", &RunDigest::hv_ipi_saved);
+    }
     // exits per reason, injections per vector, EOIs per path
     std::set<std::string> reasons, paths;
     std::set<int> vectors;
@@ -296,18 +330,30 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
         for (const auto& [k, n] : d->total.eois_by_path) paths.insert(k);
         for (const auto& [k, n] : d->total.injections_by_vector) vectors.insert(k);
     }
+    constexpr auto& exits_rate = replay::rate("exits_per_guest_s");
+    constexpr auto& injections_rate = replay::rate("injections_per_guest_s");
     for (const auto& reason : reasons)
-        rows.push_back(rate_row("exits_per_guest_s[" + reason + "]", reason + " exits per second in the guest", "/s", false, a, b,
-                                [&reason](const Block& x) { return static_cast<double>(get(x.exits_by_reason, reason)); }, guest));
+        rows.push_back(rate_row(row_of(std::string(exits_rate.key) + "[" + reason + "]", reason + " " + std::string(exits_rate.label),
+                                       exits_rate.unit, false, RunCount::Exits, reason),
+                                a, b, [&reason](const Block& x) { return static_cast<double>(get(x.exits_by_reason, reason)); }, guest));
     for (int v : vectors)
-        rows.push_back(rate_row("injections_per_guest_s[" + hex(v) + "]", "vector " + hex(v) + " injections per second in the guest", "/s",
-                                false, a, b, [v](const Block& x) { return static_cast<double>(get(x.injections_by_vector, v)); }, guest));
+        rows.push_back(rate_row(row_of(std::string(injections_rate.key) + "[" + hex(v) + "]", "vector " + hex(v) + " injections per second in the guest",
+                                       injections_rate.unit, false, RunCount::Injections, {}, v),
+                                a, b, [v](const Block& x) { return static_cast<double>(get(x.injections_by_vector, v)); }, guest));
     for (const auto& path : paths)
-        rows.push_back(rate_row("eois_per_interrupt[" + path + "]", "EOIs by " + path + " per injected interrupt", "/interrupt", false, a, b,
-                                [&path](const Block& x) { return static_cast<double>(get(x.eois_by_path, path)); }, injections));
+        rows.push_back(rate_row(row_of("eois_per_interrupt[" + path + "]", "EOIs by " + path + " per injected interrupt", "/interrupt", false,
+                                       RunCount::Eois, path),
+                                a, b, [&path](const Block& x) { return static_cast<double>(get(x.eois_by_path, path)); }, injections));
     // latency per vector: percentiles, each with a block bootstrap of its change (the
     // maximum has no test: one sample decides it)
-    for (const auto& [stage, of] : {std::pair{"accept_to_inject", &RunDigest::accept_to_inject}, {"inject_to_eoi", &RunDigest::inject_to_eoi}}) {
+    struct Stage {
+        const char* key;
+        const char* label;
+        RunCount counts;
+        std::map<int, RunDigest::Samples> RunDigest::*of;
+    };
+    for (const auto& [stage, label, counts, of] : {Stage{"accept_to_inject", "accept -> inject", RunCount::AcceptToInject, &RunDigest::accept_to_inject},
+                                                   Stage{"inject_to_eoi", "inject -> EOI", RunCount::InjectToEoi, &RunDigest::inject_to_eoi}}) {
         std::set<int> vs;
         for (const auto* d : {&a, &b})
             for (const auto& [v, samples] : d->*of) vs.insert(v);
@@ -321,9 +367,8 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
             std::sort(sa.begin(), sa.end());  // once, for all four percentiles
             std::sort(sb.begin(), sb.end());
             for (const auto& [name, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"max", 1.0}}) {
-                DiffRow row{std::string(name) + "." + stage + "[" + hex(v) + "]",
-                            std::string(name) + " " + (std::string(stage) == "accept_to_inject" ? "accept -> inject" : "inject -> EOI") + " of " + hex(v),
-                            "ns", false};
+                DiffRow row = row_of(std::string(name) + "." + stage + "[" + hex(v) + "]", std::string(name) + " " + label + " of " + hex(v), "ns",
+                                     false, counts, {}, v);
                 row.a = static_cast<double>(percentile(sa, q));
                 row.b = static_cast<double>(percentile(sb, q));
                 if (q < 1 && !sa.empty() && !sb.empty()) row.test = bootstrap_percentile(ba, bb, q);
@@ -335,7 +380,9 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
     for (const auto& reason : reasons) {
         const auto ma = a.host_time_by_reason.count(reason) ? a.host_time_by_reason.at(reason) : RunDigest::Moments{};
         const auto mb = b.host_time_by_reason.count(reason) ? b.host_time_by_reason.at(reason) : RunDigest::Moments{};
-        DiffRow row{"host_ns_per_exit[" + reason + "]", "time in the host per " + reason + " exit", "ns", false, ma.mean, mb.mean};
+        DiffRow row = row_of("host_ns_per_exit[" + reason + "]", "time in the host per " + reason + " exit", "ns", false, RunCount::Exits, reason);
+        row.a = ma.mean;
+        row.b = mb.mean;
         std::vector<double> xa, xb;
         auto means = [&reason](const RunDigest& d, std::vector<double>& out) {
             if (!d.host_time_by_reason_block.count(reason)) return;
@@ -357,20 +404,19 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
         const auto& xa = a.vcpus.at(va);
         const auto& xb = b.vcpus.at(vb);
         const std::string who = to_string(va) + (va == vb ? "" : " (B: " + to_string(vb) + ")");
-        rows.push_back(rate_row(to_string(va) + ".exits_per_guest_s", who + ": exits per second in the guest", "/s", false, xa, xb,
-                                [](const Block& x) { return static_cast<double>(x.exits); }, guest));
-        rows.push_back(rate_row(to_string(va) + ".injections_per_guest_s", who + ": injected interrupts per second in the guest", "/s", false,
-                                xa, xb, injections, guest));
-        rows.push_back(rate_row(to_string(va) + ".eoi_exits_per_interrupt", who + ": EOIs that exited, per injected interrupt", "/interrupt",
-                                false, xa, xb, [](const Block& x) { return static_cast<double>(x.eois - x.pv_eois); }, injections));
+        for (const replay::Rate* r : kPerVcpuRates) {
+            rows.push_back(rate_row(*r, to_string(va) + "." + std::string(r->key), who + ": " + std::string(r->label), false, xa, xb));
+            rows.back().vcpus = {va, vb};
+        }
     }
     // findings: the replay's verdicts, exact; any change is one
     std::set<std::string> rules;
     for (const auto* d : {&a, &b})
         for (const auto& [k, n] : d->findings_by_rule) rules.insert(k);
     for (const auto& rule : rules) {
-        DiffRow row{"findings[" + rule + "]", rule + " findings", "", true, static_cast<double>(get(a.findings_by_rule, rule)),
-                    static_cast<double>(get(b.findings_by_rule, rule))};
+        DiffRow row = row_of("findings[" + rule + "]", rule + " findings", "", true, RunCount::Findings, rule);
+        row.a = static_cast<double>(get(a.findings_by_rule, rule));
+        row.b = static_cast<double>(get(b.findings_by_rule, rule));
         row.test = {row.a != row.b, row.b - row.a, "exact (the replay's verdicts)"};
         rows.push_back(std::move(row));
     }

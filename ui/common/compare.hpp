@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "irqflow/capture/trace.hpp"
+#include "irqflow/replay/rates.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "significance.hpp"
 
@@ -80,6 +81,13 @@ struct DiffRow {
     bool headline = false;
     double a = 0, b = 0;
     TestResult test{};  // test.test empty: no test applies (a count too small, or one side has none)
+    // What the row counts (its rate's count; a latency stage; findings), and for a row of
+    // a family the exit reason / EOI path / rule (`of`) or the vector it is of: how the
+    // GUI finds the events behind a row without reading its key.
+    replay::RunCount counts = replay::RunCount::GuestSeconds;
+    std::string of{};
+    int vector = -1;
+    std::optional<std::pair<VcpuRef, VcpuRef>> vcpus{};  // a per-vCPU row: A's vCPU and B's
     double change() const { return b - a; }
     std::optional<double> ratio() const { return a != 0 ? std::optional<double>(b / a) : std::nullopt; }
 };

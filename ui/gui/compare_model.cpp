@@ -10,14 +10,6 @@
 namespace irqflow::gui {
 namespace {
 
-// What is inside the brackets of a key ("exits_per_guest_s[EXIT_HLT]" → "EXIT_HLT").
-std::string argument(const std::string& key) {
-    const auto open = key.find('['), close = key.rfind(']');
-    return open == std::string::npos || close == std::string::npos || close < open ? std::string() : key.substr(open + 1, close - open - 1);
-}
-
-bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
-
 // The first time at or after `from` something matches, else the first of all, else -1.
 std::int64_t first_from(const std::vector<std::int64_t>& times, std::int64_t from) {
     if (times.empty()) return -1;
@@ -25,39 +17,42 @@ std::int64_t first_from(const std::vector<std::int64_t>& times, std::int64_t fro
     return it != times.end() ? *it : times.front();
 }
 
-// Times (sorted) of what `key` counts in one session.
-std::vector<std::int64_t> instances(const ui::DiffRow& row, const Session& s) {
-    const std::string& key = row.key;
-    const std::string arg = argument(key);
+// Times (sorted) of what a row counts in one session (ui/common/compare.hpp, DiffRow::counts).
+// `vcpu`: a per-vCPU row's vCPU on this side, or null.
+std::vector<std::int64_t> instances(const ui::DiffRow& row, const Session& s, const ui::VcpuRef* vcpu) {
+    using replay::RunCount;
     std::vector<std::int64_t> out;
-    const auto& ev = s.trace.events;
-    auto events = [&](EventKind kind, const std::function<bool(const Event&)>& keep) {
-        for (std::size_t i = 0; i < ev.size(); ++i)
-            if (ev.kind(i) == kind) {
-                const Event e = ev[i];
-                if (keep(e)) out.push_back(e.ts.value());
-            }
-    };
-    const int vector = arg.empty() ? -1 : static_cast<int>(std::strtol(arg.c_str(), nullptr, 16));
-    if (starts(key, "exits_per_guest_s[") || starts(key, "host_ns_per_exit[")) {
-        events(EventKind::Exit, [&](const Event& e) { return exit_reason_key(e) == arg; });
-    } else if (key == "exits_per_guest_s" || key == "exits_per_interrupt") {
-        events(EventKind::Exit, [](const Event&) { return true; });
-    } else if (starts(key, "injections_per_guest_s")) {
+    auto on = [vcpu](VmId vm, VcpuId v) { return !vcpu || (vm.value() == vcpu->vm && v.value() == vcpu->vcpu); };
+    auto eois = [&](const std::function<bool(replay::EoiPath)>& keep) {
         for (const auto& ir : s.replay.interrupts)
-            if (ir.inject_ts && (arg.empty() || ir.vector == vector)) out.push_back(ir.inject_ts);
-    } else if (starts(key, "eois_per_interrupt[") || key == "eoi_exits_per_interrupt" || key == "pv_eoi_hit_rate") {
-        for (const auto& ir : s.replay.interrupts) {
-            if (!ir.eoi_ts || !ir.eoi_path) continue;
-            const bool pv = *ir.eoi_path == replay::EoiPath::PvEoi;
-            if (starts(key, "eois_per_interrupt[") ? replay::to_string(*ir.eoi_path) == arg : key == "pv_eoi_hit_rate" ? pv : !pv)
-                out.push_back(ir.eoi_ts);
-        }
-    } else if (key == "ipis_per_guest_s" || key == "ipi_fanout") {
+            if (ir.eoi_ts && ir.eoi_path && on(ir.vm, ir.vcpu) && keep(*ir.eoi_path)) out.push_back(ir.eoi_ts);
+    };
+    switch (row.counts) {
+    case RunCount::Exits: {
+        const auto& ev = s.trace.events;
+        for (std::size_t i = 0; i < ev.size(); ++i)
+            if (ev.kind(i) == EventKind::Exit) {
+                const Event e = ev[i];
+                if (on(e.vm, e.vcpu) && (row.of.empty() || exit_reason_key(e) == row.of)) out.push_back(e.ts.value());
+            }
+        break;
+    }
+    case RunCount::Injections:
+        for (const auto& ir : s.replay.interrupts)
+            if (ir.inject_ts && on(ir.vm, ir.vcpu) && (row.vector < 0 || ir.vector == row.vector)) out.push_back(ir.inject_ts);
+        break;
+    case RunCount::Eois: eois([&row](replay::EoiPath p) { return row.of.empty() || replay::to_string(p) == row.of; }); break;
+    case RunCount::PvEois: eois([](replay::EoiPath p) { return p == replay::EoiPath::PvEoi; }); break;
+    case RunCount::EoiExits: eois([](replay::EoiPath p) { return p != replay::EoiPath::PvEoi; }); break;
+    case RunCount::Ipis:
+    case RunCount::IpiDestinations:
         for (const auto& ipi : s.replay.ipis) out.push_back(ipi.ts);
-    } else if (starts(key, "findings[")) {
+        break;
+    case RunCount::Findings:
         for (const auto& f : s.replay.findings)
-            if (replay::rule_info(f.rule).id == arg) out.push_back(f.ts.value());
+            if (replay::rule_info(f.rule).id == row.of) out.push_back(f.ts.value());
+        break;
+    default: break;  // guest time, the saved exits and latencies have no events of their own
     }
     std::sort(out.begin(), out.end());
     return out;
@@ -65,12 +60,11 @@ std::vector<std::int64_t> instances(const ui::DiffRow& row, const Session& s) {
 
 // A latency row: the injection (of the row's vector) whose latency is nearest `value`.
 std::int64_t nearest_latency(const ui::DiffRow& row, const Session& s, double value) {
-    const bool to_inject = row.key.find("accept_to_inject") != std::string::npos;
-    const int vector = static_cast<int>(std::strtol(argument(row.key).c_str(), nullptr, 16));
+    const bool to_inject = row.counts == replay::RunCount::AcceptToInject;
     std::int64_t best = -1;
     double best_gap = 0;
     for (const auto& ir : s.replay.interrupts) {
-        if (ir.vector != vector || !ir.inject_ts) continue;
+        if (ir.vector != row.vector || !ir.inject_ts) continue;
         std::int64_t ns = -1;
         if (to_inject && ir.accept_ts && ir.inject_ts >= ir.accept_ts) ns = ir.inject_ts - ir.accept_ts;
         if (!to_inject && ir.eoi_ts && ir.eoi_ts >= ir.inject_ts) ns = ir.eoi_ts - ir.inject_ts;
@@ -98,8 +92,10 @@ std::vector<ui::DiffRow> diff_rows(const Session& a, const Session& b) {
 }
 
 Example example_of(const ui::DiffRow& row, const Session& a, const Session& b, std::int64_t a_from, std::int64_t b_from) {
-    if (row.key.find("_to_") != std::string::npos && row.unit == "ns") return {nearest_latency(row, a, row.a), nearest_latency(row, b, row.b)};
-    return {first_from(instances(row, a), a_from), first_from(instances(row, b), b_from)};
+    if (row.counts == replay::RunCount::AcceptToInject || row.counts == replay::RunCount::InjectToEoi) return {nearest_latency(row, a, row.a), nearest_latency(row, b, row.b)};
+    const ui::VcpuRef* va = row.vcpus ? &row.vcpus->first : nullptr;
+    const ui::VcpuRef* vb = row.vcpus ? &row.vcpus->second : nullptr;
+    return {first_from(instances(row, a, va), a_from), first_from(instances(row, b, vb), b_from)};
 }
 
 }  // namespace irqflow::gui

@@ -1,5 +1,7 @@
 // Schema history. Each entry upgrades version N to N+1 (PRAGMA user_version); never edit
 // a released entry, append a new one.
+#include "../compare_views.hpp"
+#include "../portable_views.hpp"
 #include "event_tables.hpp"
 #include "irqflow/storage/database.hpp"
 
@@ -47,38 +49,6 @@ DROP TABLE event_rows;
 }
 
 }  // namespace
-
-// Every ordered pair of sessions side by side, by session_rates' keys: version 6's view,
-// created again by version 7 over the new session_rates.
-constexpr const char* kSessionDiffsView = R"sql(CREATE VIEW session_diffs AS
-  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
-    SELECT a.session AS a_session, b.session AS b_session, keys.key,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
-        ELSE a.injections_per_guest_s END AS a,
-      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
-        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
-        ELSE b.injections_per_guest_s END AS b
-    FROM session_rates a JOIN session_rates b ON a.session != b.session
-    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
-                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
-)sql";
-
-// session_rates reads session_totals from version 7 on (version 6 scanned the exits and
-// interrupts of every session); the same rows and columns.
-std::string session_compare_views_ddl() {
-    return R"sql(CREATE VIEW session_rates AS
-  SELECT s.id AS session, s.name,
-    t.guest_ns / 1e9 AS guest_s, t.exits, t.injections, t.eois, t.pv_eois,
-    t.exits / nullif(t.guest_ns / 1e9, 0) AS exits_per_guest_s,
-    1.0 * t.exits / nullif(t.injections, 0) AS exits_per_interrupt,
-    1.0 * (t.eois - t.pv_eois) / nullif(t.injections, 0) AS eoi_exits_per_interrupt,
-    100.0 * t.pv_eois / nullif(t.eois, 0) AS pv_eoi_hit_rate,
-    t.injections / nullif(t.guest_ns / 1e9, 0) AS injections_per_guest_s
-  FROM sessions s JOIN session_totals t ON t.session = s.id
-  WHERE t.exits > 0 AND t.interrupts > 0;
-)sql" + std::string(kSessionDiffsView);
-}
 
 const std::vector<std::string>& migrations() {
     static const std::vector<std::string> m = {
@@ -137,18 +107,11 @@ CREATE INDEX interrupts_by_session ON interrupts (session, vcpu, vector);
 CREATE INDEX ipi_destinations_by_ipi ON ipi_destinations (session, ipi);
 CREATE INDEX ipis_by_fanout ON ipis (session, kind, vector, destinations, delivered);
 CREATE INDEX findings_by_session ON findings (session, ts_ns);
-CREATE VIEW exits_per_reason AS
-  SELECT session, vm, vcpu, reason_name, exits FROM exit_counts;
-CREATE VIEW latency_per_vector AS
+)sql" + std::string(kExitsPerReasonView) +  // (portable_views.hpp: PostgreSQL's too)
+            R"sql(CREATE VIEW latency_per_vector AS
   SELECT session, printf('0x%02x', vector) AS vector, stage, samples, p50_ns, p90_ns, p99_ns, max_ns FROM latency;
-CREATE VIEW pv_eoi_hit_rate AS
-  SELECT s.id AS session,
-    (SELECT value FROM stats WHERE session = s.id AND key = 'pv_eois') AS pv_eois,
-    (SELECT value FROM stats WHERE session = s.id AND key = 'eois') AS eois,
-    (SELECT value FROM stats WHERE session = s.id AND key = 'pv_eoi_hit_rate') AS hit_rate,
-    (SELECT value FROM stats WHERE session = s.id AND key = 'exits_saved_pv_eoi') AS exits_saved
-  FROM sessions s;
-CREATE VIEW ipi_fanout AS
+)sql" + kPvEoiHitRateView +
+            R"sql(CREATE VIEW ipi_fanout AS
   SELECT session, kind, printf('0x%02x', vector) AS vector, destinations, count(*) AS ipis,
          sum(delivered != destinations) AS mismatched
   FROM ipis GROUP BY session, kind, vector, destinations;
@@ -202,13 +165,28 @@ CREATE VIEW session_rates AS
   JOIN (SELECT session, count(*) AS exits, coalesce(sum(guest_ns), 0) / 1e9 AS guest_s FROM exits GROUP BY session) x ON x.session = s.id
   JOIN (SELECT session, sum(inject_ts_ns != 0) AS injections, sum(eoi_path IS NOT NULL) AS eois,
           coalesce(sum(eoi_path = 'pv-eoi'), 0) AS pv_eois FROM interrupts GROUP BY session) i ON i.session = s.id;
-)sql" + std::string(kSessionDiffsView),
+CREATE VIEW session_diffs AS
+  SELECT a_session, b_session, key, a, b, 100.0 * (b - a) / nullif(abs(a), 0) AS change_percent FROM (
+    SELECT a.session AS a_session, b.session AS b_session, keys.key,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN a.exits_per_guest_s WHEN 'exits_per_interrupt' THEN a.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN a.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN a.pv_eoi_hit_rate
+        ELSE a.injections_per_guest_s END AS a,
+      CASE keys.key WHEN 'exits_per_guest_s' THEN b.exits_per_guest_s WHEN 'exits_per_interrupt' THEN b.exits_per_interrupt
+        WHEN 'eoi_exits_per_interrupt' THEN b.eoi_exits_per_interrupt WHEN 'pv_eoi_hit_rate' THEN b.pv_eoi_hit_rate
+        ELSE b.injections_per_guest_s END AS b
+    FROM session_rates a JOIN session_rates b ON a.session != b.session
+    CROSS JOIN (SELECT 'exits_per_guest_s' AS key UNION ALL SELECT 'exits_per_interrupt' UNION ALL SELECT 'eoi_exits_per_interrupt'
+                UNION ALL SELECT 'pv_eoi_hit_rate' UNION ALL SELECT 'injections_per_guest_s') keys);
+)sql",
         // 7: where a session came from, so a fleet can group by it (storage/SCHEMA.md,
         // "sessions"): the host's name, the guest's kernel, QEMU's command line, and
         // tags given at import (`--tag key=value`); NULL in sessions stored before.
         // And session_totals: what session_rates adds up, counted once at import, so
         // the views comparing sessions read a row per session instead of every exit of
-        // every session (a fleet's 100 M events: storage/README.md, "PostgreSQL").
+        // every session (a fleet's 100 M events: storage/README.md, "PostgreSQL"). The
+        // two views are generated from the rate list of this release (compare_views.hpp):
+        // a rate that needs a count session_totals does not have yet comes with a
+        // migration of its own that adds the column and creates the views again.
         R"sql(
 ALTER TABLE sessions ADD COLUMN host_name TEXT;
 ALTER TABLE sessions ADD COLUMN guest_kernel TEXT;
@@ -224,7 +202,7 @@ INSERT INTO session_totals
                sum(eoi_path = 'pv-eoi') AS pv_eois FROM interrupts GROUP BY session) i ON i.session = s.id;
 DROP VIEW session_diffs;
 DROP VIEW session_rates;
-)sql" + session_compare_views_ddl(),
+)sql" + session_compare_views_ddl(SqlDialect::Sqlite),
         // 8: ipi_counts, what ipi_fanout groups, counted once at import: the view read
         // every IPI row of every session, over a second on a fleet's 50 sessions
         // (storage/README.md, "How fast"). The same rows and columns as before.
