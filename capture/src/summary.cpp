@@ -39,8 +39,8 @@ static void merge(ExitTime& into, const ExitTime& x) {  // Chan et al.'s paralle
     into.max_ns = std::max(into.max_ns, x.max_ns);
 }
 
-// Counted by small ids as events arrive (name ids, vCPU slots, exit-reason keys interned
-// by (isa, code)), turned into named maps once at the end: no string work per event.
+// Counted by small ids as events arrive (name ids, vCPU slots, exit-reason ids), turned
+// into named maps once at the end: no string work per event.
 Summarizer::Summarizer(const Trace& skeleton) : t_(skeleton) {
     for (const auto& vm : t_.vms)
         for (const auto& v : vm.vcpus) {
@@ -52,26 +52,6 @@ Summarizer::Summarizer(const Trace& skeleton) : t_(skeleton) {
     times_.resize(s_.vcpus.size());
     names_ = t_.name_count();
     by_name_.assign(s_.vcpus.size() * names_, 0);
-}
-
-std::size_t Summarizer::reason_id(const Event& e) {
-    const auto code = e.get(slot::exit_reason);
-    const std::int64_t isa = e.get(slot::exit_isa).value_or(kIsaVmx);
-    // (isa, code) packed when both are in range (every real one); others by their key text
-    const bool packable = !code || (*code >= 0 && *code < (std::int64_t{1} << 40) && isa >= 0 && isa < (1 << 20));
-    std::size_t id;
-    if (packable) {
-        const std::uint64_t rk = code ? (static_cast<std::uint64_t>(isa) << 40) | static_cast<std::uint64_t>(*code) : UINT64_MAX;
-        auto [it, added] = reason_ids_.try_emplace(rk, reasons_.size());
-        if (added) reasons_.push_back(exit_reason_key(code, isa));
-        id = it->second;
-    } else {
-        auto [it, added] = reason_by_text_.try_emplace(exit_reason_key(code, isa), reasons_.size());
-        if (added) reasons_.push_back(it->first);
-        id = it->second;
-    }
-    if (exits_total_.size() < reasons_.size()) exits_total_.resize(reasons_.size(), 0);
-    return id;
 }
 
 void Summarizer::add(const Event& e) {
@@ -91,8 +71,8 @@ void Summarizer::add(const Event& e) {
     s_.last_ts = std::max(s_.last_ts, ts);
     std::size_t reason = SIZE_MAX;
     if (e.kind == EventKind::Exit) {
-        reason = reason_id(e);
-        ++exits_total_[reason];
+        reason = reasons_.of(e);
+        count_reason(exits_total_, static_cast<ExitReasonIds::Id>(reason));
     }
     const std::uint64_t k = vm_vcpu_key(e.vm, e.vcpu);
     if (k != last_key_) {
@@ -126,20 +106,18 @@ void Summarizer::add(const Event& e) {
 TraceSummary Summarizer::finish() {
     for (std::size_t n = 0; n < by_name_total_.size(); ++n)
         if (by_name_total_[n]) s_.events[t_.name(static_cast<std::uint16_t>(n))] = by_name_total_[n];
-    for (std::size_t r = 0; r < reasons_.size(); ++r)
-        if (exits_total_[r]) s_.exits_by_reason[reasons_[r]] += exits_total_[r];
+    s_.exits_by_reason = reasons_.named(exits_total_);
     for (std::size_t cell = 0; cell < by_name_.size(); ++cell)
         if (by_name_[cell]) s_.vcpus[cell / names_].by_name[t_.name(static_cast<std::uint16_t>(cell % names_))] = by_name_[cell];
     for (const auto& [cell, count] : by_late_name_)
         s_.vcpus[cell / kMaxNames].by_name[t_.name(static_cast<std::uint16_t>(cell % kMaxNames))] = count;
-    for (std::size_t v = 0; v < s_.vcpus.size(); ++v)
-        for (std::size_t r = 0; r < exits_[v].size(); ++r)
-            if (exits_[v][r]) s_.vcpus[v].exits_by_reason[reasons_[r]] += exits_[v][r];
+    for (std::size_t v = 0; v < s_.vcpus.size(); ++v) s_.vcpus[v].exits_by_reason = reasons_.named(exits_[v]);
     for (std::size_t v = 0; v < s_.vcpus.size(); ++v)
         for (std::size_t r = 0; r < times_[v].size(); ++r)
             if (times_[v][r].samples) {
-                merge(s_.vcpus[v].exit_time_by_reason[reasons_[r]], times_[v][r]);
-                merge(s_.exit_time_by_reason[reasons_[r]], times_[v][r]);
+                const std::string& name = reasons_.name(static_cast<ExitReasonIds::Id>(r));
+                merge(s_.vcpus[v].exit_time_by_reason[name], times_[v][r]);
+                merge(s_.exit_time_by_reason[name], times_[v][r]);
             }
     return std::move(s_);
 }

@@ -3,13 +3,12 @@
 #pragma once
 #include <deque>
 #include <map>
-#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
 
-#include "irqflow/capture/exit_reasons.hpp"
+#include "irqflow/capture/exit_reason_ids.hpp"
 #include "session_sink.hpp"
 
 namespace irqflow::storage {
@@ -26,7 +25,7 @@ public:
     void exit(const Event& e) {
         Row r{e, std::nullopt, std::nullopt};
         if (e.vcpu == kUnknownVcpu) {
-            unknown_reasons_.emplace(e.get(slot::exit_isa).value_or(kIsaVmx), e.get(slot::exit_reason).value_or(-1));
+            reasons_.of(e);  // in exit_reasons, though in no vCPU's counts
             waiting_.push_back({std::move(r), true, 0});
             drain();
             return;
@@ -39,7 +38,7 @@ public:
         }
         ++exits_;
         v.last_entry = -1;
-        count(v, e);
+        count_reason(v.reasons, reasons_.of(e));
         waiting_.push_back({std::move(r), false, vm_vcpu_key(e.vm, e.vcpu)});
         v.open = base_ + waiting_.size();
         v.exit_ts = e.ts.value();
@@ -69,8 +68,8 @@ public:
     std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> counts() const {
         std::map<std::tuple<std::int32_t, std::int32_t, std::string>, std::int64_t> out;
         for (const auto& [key, v] : vcpus_)
-            for (const auto& rc : v.reasons)
-                out[{static_cast<std::int32_t>(key >> 32), static_cast<std::int32_t>(key & 0xffffffff), exit_reason_key(rc.reason, rc.isa)}] += rc.n;
+            for (const auto& [name, n] : reasons_.named(v.reasons))
+                out[{static_cast<std::int32_t>(key >> 32), static_cast<std::int32_t>(key & 0xffffffff), name}] += static_cast<std::int64_t>(n);
         return out;
     }
     // Exits of known vCPUs and the guest time they ended (the exits view's rows and
@@ -78,23 +77,17 @@ public:
     std::int64_t exits() const { return exits_; }
     std::int64_t guest_ns() const { return guest_ns_; }
     std::vector<std::pair<std::int64_t, std::int64_t>> reasons() const {  // (isa, code or -1)
-        std::vector<std::pair<std::int64_t, std::int64_t>> out(unknown_reasons_.begin(), unknown_reasons_.end());
-        for (const auto& [key, v] : vcpus_)
-            for (const auto& rc : v.reasons) out.emplace_back(rc.isa, rc.reason.value_or(-1));
+        std::vector<std::pair<std::int64_t, std::int64_t>> out;
+        for (ExitReasonIds::Id id = 0; id < reasons_.size(); ++id) out.emplace_back(reasons_.isa(id), reasons_.code(id).value_or(-1));
         return out;
     }
 
 private:
-    struct ReasonCount {
-        std::int64_t isa;
-        std::optional<std::int64_t> reason;
-        std::int64_t n;
-    };
     struct Vcpu {
         std::int64_t last_entry = -1, exit_ts = 0;
         std::uint64_t open = 0;           // 1 + sequence number of the exit waiting for its entry
         bool written_early = false;       // that exit was written before its entry came
-        std::vector<ReasonCount> reasons; // a vCPU sees a few dozen reasons at most
+        std::vector<std::uint64_t> reasons;  // exits by reason id
     };
     struct Waiting {
         Row row;
@@ -105,16 +98,6 @@ private:
         if (v.open) waiting_[v.open - 1 - base_].done = true;
         v.open = 0;
         v.written_early = false;
-    }
-    static void count(Vcpu& v, const Event& e) {
-        const auto isa = e.get(slot::exit_isa).value_or(kIsaVmx);
-        const auto reason = e.get(slot::exit_reason);
-        for (auto& rc : v.reasons)
-            if (rc.isa == isa && rc.reason == reason) {
-                ++rc.n;
-                return;
-            }
-        v.reasons.push_back({isa, reason, 1});
     }
     void drain() {
         while (!waiting_.empty() && (waiting_.front().done || waiting_.size() > kMaxWaiting)) {
@@ -136,7 +119,7 @@ private:
     std::deque<Waiting> waiting_;
     std::uint64_t base_ = 0;  // sequence number of waiting_.front()
     std::unordered_map<std::uint64_t, Vcpu> vcpus_;
-    std::set<std::pair<std::int64_t, std::int64_t>> unknown_reasons_;  // of exits of no known vCPU
+    ExitReasonIds reasons_;  // of every exit, of known vCPUs or not
 };
 
 }  // namespace irqflow::storage

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "irqflow/capture/exit_reason_ids.hpp"
 #include "irqflow/capture/trace.hpp"
 
 namespace irqflow {
@@ -57,7 +58,6 @@ public:
 
 private:
     static constexpr std::size_t kMaxNames = 65536;  // name ids are 16-bit
-    std::size_t reason_id(const Event& exit);
 
     const Trace& t_;
     TraceSummary s_;
@@ -68,10 +68,8 @@ private:
     std::size_t names_ = 0;                                        // name ids the skeleton has
     std::vector<std::uint64_t> by_name_;                           // [slot * names_ + name id]
     std::unordered_map<std::uint64_t, std::uint64_t> by_late_name_;  // (slot, name id) beyond those
-    std::vector<std::string> reasons_;                             // interned exit-reason keys
-    std::unordered_map<std::uint64_t, std::size_t> reason_ids_;    // (isa, code) → reasons_ index
-    std::unordered_map<std::string, std::size_t> reason_by_text_;  // the rest (corrupt codes)
-    std::vector<std::uint64_t> exits_total_;                       // by reason
+    ExitReasonIds reasons_;
+    std::vector<std::uint64_t> exits_total_;                       // by reason id
     std::vector<std::vector<std::uint64_t>> exits_;                // [slot][reason]
     struct OpenExit {
         std::size_t reason = SIZE_MAX;  // none open
