@@ -11,14 +11,9 @@
 namespace irqflow::replay {
 namespace {
 
-class PvEoiNotArmed final : public Check {
+class PvEoiNotArmed final : public pv_eoi::Check {
 public:
-    PvEoiNotArmed(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
-    std::string not_judged(const KindCounts& seen) const override {
-        if (auto s = none_of(seen, {EventKind::PvEoi}); !s.empty()) return s;
-        return "no kvm_pv_eoi came while its vCPU's APIC state was known (and APICv/AVIC off)";
-    }
+    PvEoiNotArmed(RuleId id, const Model&) : pv_eoi::Check(id) {}
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!fx.checkable) return;
         judged();

@@ -10,14 +10,9 @@
 namespace irqflow::replay {
 namespace {
 
-class PvEoiWithoutEoi final : public Check {
+class PvEoiWithoutEoi final : public pv_eoi::Check {
 public:
-    PvEoiWithoutEoi(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::PvEoi}, {}, false}; }
-    std::string not_judged(const KindCounts& seen) const override {
-        if (auto s = none_of(seen, {EventKind::PvEoi}); !s.empty()) return s;
-        return "no kvm_pv_eoi came while its vCPU's APIC state was known (and APICv/AVIC off)";
-    }
+    PvEoiWithoutEoi(RuleId id, const Model&) : pv_eoi::Check(id) {}
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!fx.checkable) return;
         judged();

@@ -1,4 +1,5 @@
-// What the PV EOI rules share: whether a kvm_pv_eoi comes right after its kvm_eoi.
+// What the PV EOI rules share: what they judge, and whether a kvm_pv_eoi comes right
+// after its kvm_eoi.
 #pragma once
 #include "check.hpp"
 
@@ -16,5 +17,16 @@ inline bool follows_its_eoi(const Event& e, int vector, const RuleContext& c) {
     }
     return false;
 }
+
+// Both judge each kvm_pv_eoi of a vCPU whose APIC state is known.
+class Check : public replay::Check {
+public:
+    using replay::Check::Check;
+    Subscriptions subscriptions() const final { return {{EventKind::PvEoi}, {}, false}; }
+    std::string not_judged(const KindCounts& seen) const final {
+        if (auto s = none_of(seen, {EventKind::PvEoi}); !s.empty()) return s;
+        return "no kvm_pv_eoi came while its vCPU's APIC state was known (and APICv/AVIC off)";
+    }
+};
 
 }  // namespace irqflow::replay::pv_eoi
