@@ -51,17 +51,9 @@ std::string shown_name(const std::string& path);
 // The long help's closing lines: examples, one per line.
 std::string examples(std::initializer_list<const char*> lines);
 
-void add_events(CLI::App& app, Commands& out);
-void add_stats(CLI::App& app, Commands& out);
-void add_check(CLI::App& app, Commands& out);
-void add_explain(CLI::App& app, Commands& out);
-void add_predict(CLI::App& app, Commands& out);
-void add_diff(CLI::App& app, Commands& out);
-void add_import(CLI::App& app, Commands& out);
-void add_sessions(CLI::App& app, Commands& out);
-void add_query(CLI::App& app, Commands& out);
-void add_rm(CLI::App& app, Commands& out);
-void add_push(CLI::App& app, Commands& out);
-void add_record(CLI::App& app, Commands& out);
+// add_events … add_record: each command's subcommand and what runs it (commands.def).
+#define IRQFLOW_COMMAND(name) void add_##name(CLI::App& app, Commands& out);
+#include "commands.def"
+#undef IRQFLOW_COMMAND
 
 }  // namespace irqflow::cli

@@ -45,18 +45,9 @@ int main(int argc, char** argv) {
                "127 the command given to record cannot be run.\n"
                "Run `irqflow CMD --help` (or `irqflow help CMD`) for a command's options and examples.");
     Commands commands;
-    add_events(app, commands);
-    add_stats(app, commands);
-    add_check(app, commands);
-    add_explain(app, commands);
-    add_predict(app, commands);
-    add_diff(app, commands);
-    add_import(app, commands);
-    add_sessions(app, commands);
-    add_query(app, commands);
-    add_rm(app, commands);
-    add_push(app, commands);
-    add_record(app, commands);
+#define IRQFLOW_COMMAND(name) add_##name(app, commands);
+#include "commands.def"
+#undef IRQFLOW_COMMAND
     add_help(app, commands);
     std::string cmd;
     try {
