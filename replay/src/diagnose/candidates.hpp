@@ -56,18 +56,18 @@ public:
 
 private:
     Explanation& add(Cause cause, EventKind kind, int vector, At from, At to, double weight, std::string why) {
-        Explanation x;
-        x.cause = cause;
-        x.kind = kind;
-        x.vector = vector;
-        x.vm = vm_;
-        x.vcpu = vcpu_;
-        x.from = std::min(from.record, to.record);
-        x.to = std::max(from.record, to.record);
-        x.from_ts = from.record <= to.record ? from.ts : to.ts;
-        x.to_ts = from.record <= to.record ? to.ts : from.ts;
-        x.weight = weight;
-        x.why = std::move(why);
+        const bool forward = from.record <= to.record;
+        Explanation x{.cause = cause,
+                      .kind = kind,
+                      .vector = vector,
+                      .vm = vm_,
+                      .vcpu = vcpu_,
+                      .from = std::min(from.record, to.record),
+                      .to = std::max(from.record, to.record),
+                      .from_ts = forward ? from.ts : to.ts,
+                      .to_ts = forward ? to.ts : from.ts,
+                      .why = std::move(why),
+                      .weight = weight};
         xs_.push_back(std::move(x));
         return xs_.back();
     }

@@ -26,6 +26,18 @@ inline History history(const RuleContext& c, VcpuSlot v, int vector) { return {c
 
 inline At last_entry(const VcpuModel& v) { return {v.last_entry_record, TimestampNs(v.last_entry_ts)}; }
 
+// `vector` in the event at `here` should have been `should`, which was `what` the model
+// held; more likely when `vector` was never accepted on the vCPU at all.
+struct Weights {
+    double vector_in_use, vector_unknown;
+};
+inline void wrong_vector(Candidates& k, EventKind kind, At here, int vector, int should, const History& h, Weights w, const std::string& what,
+                         std::uint64_t cited) {
+    k.wrong(kind, here, "vector", vector, should, h.in_use() ? w.vector_in_use : w.vector_unknown,
+            vec_str(should) + " was " + what + (h.in_use() ? "" : "; " + vec_str(vector) + " was never accepted on this vCPU"))
+        .evidence = {cited, here.record};
+}
+
 // A vector the model still has in service where the trace shows it gone: its EOI went
 // untraced between its injection and `here` — or that injection never happened.
 inline void stale_in_service(Candidates& k, const RuleContext& c, VcpuSlot s, int stale, At here, const std::string& shown) {
@@ -53,10 +65,8 @@ inline void not_pending(Candidates& k, const RuleContext& c, VcpuSlot s, int vec
                 vec_str(vector) + " was injected already at " + rec(h.x.inject_record) + " with no entry since: the same injection twice")
             .evidence = {h.x.inject_record, here.record};
     if (deliverable >= 0)
-        k.wrong(EventKind::InjVirq, here, "vector", vector, deliverable, h.in_use() ? 0.3 : 0.8,
-                vec_str(deliverable) + " was the vector to deliver (IRR " + set_str(v.lapic.irr()) + ")" +
-                    (h.in_use() ? "" : "; " + vec_str(vector) + " was never accepted on this vCPU"))
-            .evidence = {c.evidence.of(s, deliverable).accept_record, here.record};
+        wrong_vector(k, EventKind::InjVirq, here, vector, deliverable, h, {0.3, 0.8}, "the vector to deliver (IRR " + set_str(v.lapic.irr()) + ")",
+                     c.evidence.of(s, deliverable).accept_record);
     const At from = h.ever_injected() ? h.injected() : At{0, TimestampNs(0)};
     k.missing(EventKind::ApicAcceptIrq, vector, from, here, h.in_use() ? 0.7 : 0.4,
               h.ever_injected() ? "no accept of " + vec_str(vector) + " since its last one was injected at " + rec(from.record) +
@@ -79,10 +89,8 @@ inline void eoi_of_other(Candidates& k, const RuleContext& c, VcpuSlot s, int ve
                   vec_str(vector) + " was accepted at " + rec(h.x.accept_record) + " and is EOI'd here, but no injection of it is in the trace")
             .evidence = {h.x.accept_record, here.record};
     if (top >= 0)
-        k.wrong(EventKind::Eoi, here, "vector", vector, top, h.in_use() ? 0.5 : 0.85,
-                vec_str(top) + " was the highest vector in service (ISR " + set_str(v.lapic.isr()) + ")" +
-                    (h.in_use() ? "" : "; " + vec_str(vector) + " was never accepted on this vCPU"))
-            .evidence = {c.evidence.of(s, top).inject_record, here.record};
+        wrong_vector(k, EventKind::Eoi, here, vector, top, h, {0.5, 0.85}, "the highest vector in service (ISR " + set_str(v.lapic.isr()) + ")",
+                     c.evidence.of(s, top).inject_record);
     else if (h.x.eoi_record && h.x.eoi_record >= h.x.inject_record)
         k.extra(EventKind::Eoi, vector, here, 0.7, vec_str(vector) + " was EOI'd already at " + rec(h.x.eoi_record) + ", with no injection since")
             .evidence = {h.x.eoi_record, here.record};

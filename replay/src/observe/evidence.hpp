@@ -29,27 +29,28 @@ public:
     // auto-EOI one) or an EOI.
     void accepted(const Event& e, const Effect& fx) {
         auto& x = at(fx.vcpu, fx.vector);
-        if (x.pending_since) return;
+        if (x.pending_since) return;  // the first accept since the injection is the one cited
         x.pending_since = e.ts.value();
-        x.accept_record = e.record;
-        x.accept_ts = e.ts.value();
+        stamp(x.accept_record, x.accept_ts, e);
     }
     void injected(const Event& e, const Effect& fx) {
         auto& x = at(fx.vcpu, fx.vector);
         x.pending_since = 0;
-        if (fx.outcome == Outcome::InjectedAutoEoi) return;
+        if (fx.outcome == Outcome::InjectedAutoEoi) return;  // never in service: nothing to EOI
         x.injected_at = e.ts.value();
-        x.inject_record = e.record;
-        x.inject_ts = e.ts.value();
+        stamp(x.inject_record, x.inject_ts, e);
     }
     void eoi(const Event& e, const Effect& fx) {
         auto& x = at(fx.vcpu, fx.vector);
         x.injected_at = 0;
-        x.eoi_record = e.record;
-        x.eoi_ts = e.ts.value();
+        stamp(x.eoi_record, x.eoi_ts, e);
     }
 
 private:
+    static void stamp(std::uint64_t& record, std::int64_t& ts, const Event& e) {
+        record = e.record;
+        ts = e.ts.value();
+    }
     Entry& at(VcpuSlot v, int vector) { return by_vcpu_[static_cast<std::size_t>(v.value())][static_cast<std::size_t>(vector & 0xff)]; }
     std::vector<std::array<Entry, 256>> by_vcpu_;
 };

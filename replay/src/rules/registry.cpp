@@ -42,16 +42,14 @@ const char* to_string(Severity s) {
 
 Finding& Check::report(const RuleContext& c, TimestampNs ts, std::uint64_t record, VmId vm, VcpuId vcpu, std::string expected,
                        std::string observed, Chain chain) const {
-    Finding f;
-    f.rule = id_;
-    f.vm = vm;
-    f.vcpu = vcpu;
-    f.ts = ts;
-    f.record = record;
-    f.expected = std::move(expected);
-    f.observed = std::move(observed);
-    f.chain = std::move(chain);
-    c.findings.push_back(std::move(f));
+    c.findings.push_back(Finding{.rule = id_,
+                                 .vm = vm,
+                                 .vcpu = vcpu,
+                                 .ts = ts,
+                                 .record = record,
+                                 .expected = std::move(expected),
+                                 .observed = std::move(observed),
+                                 .chain = std::move(chain)});
     return c.findings.back();
 }
 

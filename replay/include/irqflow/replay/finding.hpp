@@ -56,11 +56,11 @@ struct Explanation {
     std::uint64_t from = 0, to = 0;
     TimestampNs from_ts, to_ts;
     // wrong-field: which field, the value seen and the one expected
-    std::string field;
+    std::string field{};
     std::int64_t seen = 0, expected = 0;
-    std::string expected_text;  // when the expected value is a description, not one value
-    std::string why;  // the evidence in words ("0xfb was still in service when …")
-    std::vector<std::uint64_t> evidence;  // the records it rests on
+    std::string expected_text{};  // when the expected value is a description, not one value
+    std::string why{};  // the evidence in words ("0xfb was still in service when …")
+    std::vector<std::uint64_t> evidence{};  // the records it rests on
     double weight = 0;  // how strongly the evidence supports it (0..1), for ordering
 };
 
@@ -83,12 +83,12 @@ struct Finding {
     std::vector<std::pair<std::uint64_t, std::string>> chain;
     // What the model adopted from the trace after this divergence so that later events
     // are checked against the trace again (replay/README.md, "Recovery"), or empty.
-    std::string resync;
+    std::string resync{};
     // A follow-on: the index (in the result's findings) of the earlier root finding on
     // this vCPU whose fault explains it; none for a root (replay/README.md, "Recovery").
-    std::optional<std::size_t> caused_by;
+    std::optional<std::size_t> caused_by{};
     // What most likely happened (every root finding has one).
-    std::optional<Diagnosis> diagnosis;
+    std::optional<Diagnosis> diagnosis{};
     // vCPUs and vectors whose later findings this fault explains (an IPI's accept that
     // went to another vCPU: the one it was for injects without it, the other holds it).
     struct Implicated {
@@ -96,7 +96,7 @@ struct Finding {
         VcpuId vcpu = kUnknownVcpu;
         int vector = -1;
     };
-    std::vector<Implicated> implicates;
+    std::vector<Implicated> implicates{};
 };
 
 }  // namespace irqflow::replay
