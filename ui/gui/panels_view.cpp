@@ -13,33 +13,25 @@ void panels(const Session& s, UiState& u, float x, float y, float w, float h) {
     ImGui::SetNextWindowSize(ImVec2(w, h), ImGuiCond_Always);
     ImGui::Begin("panels", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
     navigation_bar(s, u);
-    auto tab = [&](const char* label, const char* key) {
-        const bool open = ImGui::BeginTabItem(label, nullptr, u.open_tab == key ? ImGuiTabItemFlags_SetSelected : 0);
-        return open;
+    char findings[48];
+    std::snprintf(findings, sizeof findings, "Findings (%zu)###findings", s.replay.findings.size() - s.replay.follow_ons());  // roots
+    // The tabs in the order shown; `key` is what --tab and UiState::open_tab name.
+    struct Tab {
+        const char* label;
+        const char* key;
+        void (*draw)(const Session&, UiState&);
     };
+    const Tab tabs[] = {{findings, "findings", findings_tab},
+                        {"Statistics", "statistics", statistics_tab},
+                        {"Latency", "latency", latency_tab},
+                        {"Selection A-B", "selection", selection_tab},
+                        {"Events in view", "events", events_tab}};
     if (ImGui::BeginTabBar("tabs")) {
-        char findings[48];
-        std::snprintf(findings, sizeof findings, "Findings (%zu)###findings", s.replay.findings.size() - s.replay.follow_ons());  // roots
-        if (tab(findings, "findings")) {
-            findings_tab(s, u);
-            ImGui::EndTabItem();
-        }
-        if (tab("Statistics", "statistics")) {
-            statistics_tab(s, u);
-            ImGui::EndTabItem();
-        }
-        if (tab("Latency", "latency")) {
-            latency_tab(s, u);
-            ImGui::EndTabItem();
-        }
-        if (tab("Selection A-B", "selection")) {
-            selection_tab(s, u);
-            ImGui::EndTabItem();
-        }
-        if (tab("Events in view", "events")) {
-            events_tab(s, u);
-            ImGui::EndTabItem();
-        }
+        for (const auto& t : tabs)
+            if (ImGui::BeginTabItem(t.label, nullptr, u.open_tab == t.key ? ImGuiTabItemFlags_SetSelected : 0)) {
+                t.draw(s, u);
+                ImGui::EndTabItem();
+            }
         ImGui::EndTabBar();
         u.open_tab.clear();
     }
