@@ -8,7 +8,9 @@ namespace irqflow {
 
 std::vector<std::size_t> DropWindowFinder::take() {
     std::sort(starts_.begin(), starts_.end());
-    return std::move(starts_);
+    std::vector<std::size_t> taken = std::move(starts_);
+    starts_.clear();  // taken: a live stream takes each drop's start as it comes
+    return taken;
 }
 
 void find_drop_windows(Trace& trace) {

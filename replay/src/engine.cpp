@@ -51,16 +51,34 @@ void Engine::feed(const Event& e) {
     ++index_;
 }
 
+VcpuSlot Engine::add_vcpu(VmId vm, const VcpuInfo& info) {
+    const std::size_t before = model_.vcpu_count();
+    const VcpuSlot s = model_.add_vcpu(vm, info);
+    if (model_.vcpu_count() == before) return s;
+    const std::size_t n = model_.vcpu_count();
+    observers_.vcpus(model_);
+    for (const auto& c : checks_) c->vcpus(n);
+    follow_ons_.vcpus(n);
+    return s;
+}
+
+void Engine::learnt(VmId vm, const VcpuInfo& info) {
+    if (const VcpuSlot s = model_.slot(vm, info.id); s != kNoVcpu) model_.learnt(s, info);
+    else add_vcpu(vm, info);
+}
+
 void Engine::run() {
     t_.events.for_each([this](const Event& e) { feed(e); });
     finish();
 }
 
 void Engine::finish() {
+    const std::size_t before_end = r_.findings.size();
     observers_.finish_eois(model_);
     model_.finish();
     dispatch_completed_ipis();
     for (const auto& c : checks_) c->finish(ctx_);
+    for (std::size_t i = before_end; i < r_.findings.size(); ++i) r_.findings[i].at_end = true;
     for (const auto& c : checks_)
         if (!c->cases()) r_.not_judged.push_back({c->rule(), c->not_judged(seen_)});
     observers_.finish(model_);

@@ -22,6 +22,11 @@ public:
     void feed(const Event& e);
     void finish();
     void run();  // feed every event the trace holds, then finish
+    // What a live stream learns as it goes (StreamingReplay).
+    VcpuSlot add_vcpu(VmId vm, const VcpuInfo& info);
+    void learnt(VmId vm, const VcpuInfo& info);
+    void add_drop_window(std::size_t start) { drops_.add(start); }
+    const std::vector<Finding>& findings() const { return r_.findings; }
     ReplayResult take() { return std::move(r_); }
 
 private:

@@ -18,6 +18,7 @@ namespace irqflow::replay {
 class FollowOns {
 public:
     explicit FollowOns(std::size_t vcpus) : episodes_(vcpus) {}
+    void vcpus(std::size_t n) { episodes_.resize(n); }  // more became known
     // An episode is open on vCPU slot `v` (else a clean event concerns nobody).
     bool open(std::size_t v) const { return episodes_[v].open; }
     // An injection (`injection`), EOI or PV EOI of `vector` on vCPU slot `v` involving

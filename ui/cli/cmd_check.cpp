@@ -1,6 +1,11 @@
 // irqflow check: replay a trace and report every divergence and liveness failure.
 // Exit 0 when everything checked agrees, 1 on findings, 2 on bad input.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -9,6 +14,7 @@
 #include <variant>
 
 #include "args.hpp"
+#include "irqflow/capture/error.hpp"
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/replay/statistics.hpp"
 #include "finding_format.hpp"
@@ -107,30 +113,40 @@ void print_not_judged(const ReplayResult& r, bool& said) {
     said = true;
 }
 
+// A root finding: what most likely happened first, then the rule and its evidence.
+void print_root(const Finding& f, const Trace& t) {
+    const auto& info = rule_info(f.rule);
+    if (f.diagnosis) std::cout << diagnosis_sentence(f, t) << "\n  ";
+    std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << ' ' << at_record(t, f.record) << ": expected " << f.expected
+              << "; observed " << f.observed;
+    for (const auto& [rec, what] : f.chain) std::cout << " [" << at_record(t, rec) << ": " << what << "]";
+    if (!f.resync.empty()) std::cout << "; model re-synchronized: " << f.resync;
+    if (f.at_end) std::cout << " (decided at the end of the input)";
+    std::cout << '\n';
+    if (f.diagnosis)
+        for (const auto& a : f.diagnosis->alternatives) std::cout << "  or: " << replay::sentence(a, record_namer(t)) << '\n';
+}
+
+void print_summary(const ReplayResult& r, const Trace& t, bool said);
+
 void print_text(const ReplayResult& r, const Trace& t, const std::string& shown) {
     std::map<std::size_t, std::vector<std::size_t>> follow_ons;  // root → its follow-ons
     for (std::size_t i = 0; i < r.findings.size(); ++i)
         if (r.findings[i].caused_by) follow_ons[*r.findings[i].caused_by].push_back(i);
     for (std::size_t i = 0; i < r.findings.size(); ++i) {
-        const auto& f = r.findings[i];
-        if (f.caused_by) continue;
-        const auto& info = rule_info(f.rule);
-        if (f.diagnosis) {  // what most likely happened first, then the rule and its evidence
-            std::cout << diagnosis_sentence(f, t) << "\n  ";
-        }
-        std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << ' ' << at_record(t, f.record) << ": expected "
-                  << f.expected << "; observed " << f.observed;
-        for (const auto& [rec, what] : f.chain) std::cout << " [" << at_record(t, rec) << ": " << what << "]";
-        if (!f.resync.empty()) std::cout << "; model re-synchronized: " << f.resync;
-        std::cout << '\n';
-        if (f.diagnosis)
-            for (const auto& a : f.diagnosis->alternatives) std::cout << "  or: " << replay::sentence(a, record_namer(t)) << '\n';
+        if (r.findings[i].caused_by) continue;
+        print_root(r.findings[i], t);
         if (const auto it = follow_ons.find(i); it != follow_ons.end()) print_follow_ons(r, it->second);
     }
     if (!r.findings.empty())
         std::cout << "(irqflow explain " << shown << " N: the Nth finding above with every record of its evidence)\n";
+    print_summary(r, t, !r.findings.empty());
+}
+
+// Warnings, notes, what was not judged and the statistics. `said`: something was
+// printed above (a blank line only between findings or warnings and the summary).
+void print_summary(const ReplayResult& r, const Trace& t, bool said) {
     const auto& s = r.stats;
-    bool said = !r.findings.empty();  // a blank line only between findings or warnings and the summary
     for (const auto& w : t.meta.warnings) {
         std::printf("%swarning: %s\n", said && &w == &t.meta.warnings.front() ? "\n" : "", w.c_str());
         said = true;
@@ -209,12 +225,12 @@ Json json_summary(const ReplayResult& r) {
     return js;
 }
 
-void print_json(const ReplayResult& r, const Trace& t) {
+// One finding as an element of `check --json`'s "findings".
+Json finding_json(const Finding& f, const Trace& t) {
     const auto line = [&t](Json& j, std::uint64_t record) {
-        if (record < t.source_lines.size()) j["line"] = t.source_lines[record];
+        if (const auto l = t.line_of(record)) j["line"] = *l;
     };
-    Json findings = Json::array();
-    for (const auto& f : r.findings) {
+    {
         Json jf;
         jf["rule"] = rule_info(f.rule).id;
         jf["severity"] = to_string(rule_info(f.rule).severity);
@@ -237,8 +253,14 @@ void print_json(const ReplayResult& r, const Trace& t) {
         if (!f.resync.empty()) jf["resync"] = f.resync;
         if (f.caused_by) jf["caused_by"] = *f.caused_by;
         if (f.diagnosis && !f.caused_by) jf["diagnosis"] = diagnosis_json(*f.diagnosis, t);
-        findings.push_back(std::move(jf));
+        if (f.at_end) jf["decided"] = "at the end of the input";
+        return jf;
     }
+}
+
+void print_json(const ReplayResult& r, const Trace& t) {
+    Json findings = Json::array();
+    for (const auto& f : r.findings) findings.push_back(finding_json(f, t));
     Json j;
     j["findings"] = std::move(findings);
     j["summary"] = json_summary(r);
@@ -251,11 +273,67 @@ void print_json(const ReplayResult& r, const Trace& t) {
 
 struct CheckOptions {
     std::string trace, serial;
-    bool json = false;
+    bool json = false, follow = false;
     ReplayOptions replay;
 };
 
+// `check --follow`: findings as they are decided (ui/README.md, "Live check"). On a
+// terminal a status line on stderr, rewritten at most once a second; on a pipe only
+// findings until the end.
+int run_follow(const CheckOptions& a) {
+    if (!a.serial.empty()) throw UsageError("--serial cannot be used with --follow (the console log is aligned on the whole trace)");
+    const bool stdin_given = a.trace == "-";
+    const std::string shown = stdin_given ? "<stdin>" : a.trace;
+    int fd = 0;
+    if (!stdin_given) {
+        fd = ::open(a.trace.c_str(), O_RDONLY | O_CLOEXEC);  // a FIFO: waits for its writer
+        if (fd < 0) throw InputError(a.trace, {}, std::string("cannot open: ") + std::strerror(errno));
+    }
+    const bool tty = ::isatty(2);
+    bool status_shown = false;
+    std::size_t roots = 0;
+    pipeline::LiveWatch watch;
+    watch.found = [&](const Finding& f, std::size_t, const Trace& t) {
+        if (status_shown) std::cerr << "\r\033[K" << std::flush;
+        if (a.json) std::cout << json_text(finding_json(f, t)) << '\n';
+        else if (!f.caused_by) print_root(f, t);
+        roots += !f.caused_by;
+        std::cout << std::flush;
+    };
+    if (tty)
+        watch.status = [&](std::uint64_t events, std::uint64_t lost, std::size_t findings) {
+            static std::uint64_t before = 0;
+            std::cerr << "\r\033[Kirqflow: " << events << " events (" << (events - before) << "/s), " << lost << " lost, " << findings
+                      << " findings" << std::flush;
+            before = events;
+            status_shown = true;
+        };
+    const pipeline::Checked c = [&] {
+        try {
+            return pipeline::check_live(shown, fd, a.replay, watch);
+        } catch (...) {
+            if (fd) ::close(fd);
+            throw;
+        }
+    }();
+    if (fd) ::close(fd);
+    if (status_shown) std::cerr << "\r\033[K" << std::flush;
+    if (a.json) {
+        Json j;
+        j["summary"] = json_summary(c.result);
+        j["input"] = {{"format", c.trace.meta.format}, {"warnings", c.trace.meta.warnings}, {"notes", c.trace.meta.notes}};
+        Json not_judged = Json::array();
+        for (const auto& n : c.result.not_judged) not_judged.push_back({{"rule", rule_info(n.rule).id}, {"why", n.why}});
+        j["not_judged"] = std::move(not_judged);
+        std::cout << json_text(j) << '\n';
+    } else {
+        print_summary(c.result, c.trace, roots > 0);
+    }
+    return c.result.divergences() + c.result.liveness_failures() ? 1 : kExitOk;
+}
+
 int run(const CheckOptions& a) {
+    if (a.follow) return run_follow(a);
     const pipeline::Checked c = pipeline::check({readable_trace(a.trace), a.serial, {}}, a.replay);
     if (c.serial && !a.json) std::cerr << "irqflow: serial " << a.serial << ": " << c.serial->method << "\n";
     if (a.json) print_json(c.result, c.trace);
@@ -272,10 +350,13 @@ void add_check(CLI::App& app, Commands& out) {
     add_trace(*c, a->trace);
     add_serial(*c, a->serial);
     add_semantics(*c, a->replay.semantics);
-    c->add_flag("--json", a->json, "one JSON document: findings with evidence, statistics, latencies");
+    c->add_flag("--json", a->json, "one JSON document: findings with evidence, statistics, latencies (with --follow: one object per line)");
+    c->add_flag("--follow", a->follow,
+                "TRACE is report text being written (- for standard input, or a FIFO): print each finding as soon as it is decided");
     c->footer("\nExit: 0 no findings, 1 findings, 2 bad input.\n" +
               examples({"irqflow check samples/pveoi-on.dat", "irqflow check trace.dat --serial console.log --semantics 2012",
-                        "irqflow check bug-report.txt --json | jq '.findings[0]'"}));
+                        "irqflow check bug-report.txt --json | jq '.findings[0]'",
+                        "trace-cmd stream -e kvm | irqflow check --follow -"}));
     out.emplace_back(c, [a] { return run(*a); });
 }
 

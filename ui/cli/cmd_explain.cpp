@@ -170,7 +170,7 @@ int run(const ExplainOptions& a) {
         std::string text = line.str();
         if (!text.empty() && text.back() == '\n') text.pop_back();
         std::cout << "  " << text;
-        if (e.record < t.source_lines.size()) std::cout << "   (line " << t.source_lines[e.record] << ")";
+        if (const auto at = t.line_of(e.record)) std::cout << "   (line " << *at << ")";
         if (e.record == f.record) std::cout << "   ← the finding";
         std::cout << "\n";
         const VcpuState* b = state_of(before, vm, vcpu);

@@ -4,7 +4,7 @@ namespace irqflow::ui {
 
 std::string record_name(const Trace& t, std::uint64_t record) {
     std::string s = "record " + std::to_string(record);
-    if (record < t.source_lines.size()) s += " (line " + std::to_string(t.source_lines[record]) + ")";
+    if (const auto line = t.line_of(record)) s += " (line " + std::to_string(*line) + ")";
     return s;
 }
 
@@ -23,7 +23,7 @@ Json explanation_json(const replay::Explanation& x, const Trace& t) {
     j["vector"] = x.vector >= 0 ? Json(x.vector) : Json(nullptr);
     j["vcpu"] = json_id(x.vcpu, kUnknownVcpu);
     j["records"] = {x.from, x.to};
-    if (x.to < t.source_lines.size()) j["lines"] = {t.source_lines[x.from], t.source_lines[x.to]};
+    if (const auto from = t.line_of(x.from), to = t.line_of(x.to); from && to) j["lines"] = {*from, *to};
     if (x.cause == replay::Cause::WrongField) {
         j["field"] = x.field;
         j["seen"] = x.seen;

@@ -3,6 +3,7 @@
 // GUI's loader call these instead of wiring capture, replay and storage each their own
 // way; a caller watches the stages through hooks and owns only what it shows.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "irqflow/capture/follow.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -55,6 +57,7 @@ private:
     replay::StreamingReplay replay_;
 };
 
+
 // A trace checked: the trace (its events only when it was held whole), the serial log
 // aligned with it, the replay's result.
 struct Checked {
@@ -72,6 +75,24 @@ enum class Hold { AsNeeded, Whole };
 Checked load(const Source& source, const Watch& watch = {});
 // Check a trace: load (or stream) it and replay every vCPU.
 Checked check(const Source& source, const replay::ReplayOptions& options, Hold hold = Hold::AsNeeded, const Watch& watch = {});
+
+// A live check (ui/README.md, "Live check"): report text read from `fd` as it is
+// written, replayed as it comes, each finding handed to `found` once it is settled —
+// when `settle_events` more events went by or `settle` of wall time passed since the
+// replay found it (so a later IPI decision can still make it a follow-on first), or at
+// the end. `status` is called about once a second. Returns like check(): the trace
+// (meta, VMs, no events) and the result.
+struct LiveWatch {
+    std::function<void(const replay::Finding&, std::size_t index, const Trace&)> found;
+    std::function<void(std::uint64_t events, std::uint64_t lost, std::size_t findings)> status;
+};
+struct LiveOptions {
+    FollowOptions follow;
+    std::uint64_t settle_events = 65536;
+    std::chrono::milliseconds settle{300};
+};
+Checked check_live(const std::string& shown, int fd, const replay::ReplayOptions& options, const LiveWatch& watch,
+                   const LiveOptions& live = {});
 
 // Replay a stored session with the PV EOI semantics it was imported with, details
 // collected (what diff, push and the GUI need).

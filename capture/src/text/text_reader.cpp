@@ -18,6 +18,7 @@
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "text_header.hpp"
+#include "text_lines.hpp"
 
 namespace irqflow {
 namespace {
@@ -110,7 +111,21 @@ private:
 class TextParser {
 public:
     // `wrap_column`: the column the whole text is known to be wrapped at (WrapColumn), or 0.
-    TextParser(const std::string& path, Trace& t, std::size_t wrap_column) : path_(path), t_(t), wrap_width_(wrap_column) {}
+    // `sink`: hand each event over as it is assembled instead of keeping it in `t` (a
+    // live stream: the records' lines kept as runs, other events' text not kept).
+    TextParser(const std::string& path, Trace& t, std::size_t wrap_column, const EventSink* sink = nullptr)
+        : path_(path), t_(t), sink_(sink), wrap_width_(wrap_column) {}
+
+    // No more input for now (a live stream paused): the line held for the next one to
+    // decide and the record being assembled are complete as they are, so they go out.
+    void idle() {
+        if (held_) {
+            Line x = std::move(*held_);
+            held_.reset();
+            settle(x);
+        }
+        if (r_.active && !r_.awaiting_body) finish();
+    }
 
     void line(std::string_view raw, std::uint64_t lineno) {
         Line y = prepare(raw, lineno);
@@ -470,19 +485,25 @@ private:
         for (auto& l : lost_pending_) {
             l.ts = e.ts;
             l.record = record_;
-            t_.events.push_back(l);
+            if (sink_) (*sink_)(l);
+            else t_.events.push_back(l);
         }
         lost_pending_.clear();
         e.record = record_++;
+        if (r.has_task && r.tid >= 0 && !t_.comms.count(r.tid)) t_.comms[r.tid] = r.comm;
+        ++events_;
+        if (sink_) {
+            t_.line_runs.note(e.record, r.line);
+            (*sink_)(e);
+            return;
+        }
         t_.source_lines.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(r.line, UINT32_MAX)));
         if (e.kind == EventKind::Other) {
             e.raw_off = static_cast<std::uint32_t>(t_.raw.size());
             e.raw_len = static_cast<std::uint32_t>(r.info.size());
             t_.raw += r.info;
         }
-        if (r.has_task && r.tid >= 0 && !t_.comms.count(r.tid)) t_.comms[r.tid] = r.comm;
         t_.events.push_back(e);
-        ++events_;
     }
 
     // What the reader tolerated, for the summary: every line it did not read as (part
@@ -574,6 +595,7 @@ private:
 
     const std::string& path_;
     Trace& t_;
+    const EventSink* sink_;
     Record r_;
     std::optional<Line> held_;  // a line the next one decides (a header broken in two, or an annotation)
     std::vector<Event> lost_pending_;
@@ -589,6 +611,36 @@ private:
 };
 
 }  // namespace
+
+struct TextLines::Parser : TextParser {
+    using TextParser::TextParser;
+};
+
+TextLines::TextLines(const std::string& shown, Trace& t, const EventSink& sink)
+    : shown_(shown), sink_(sink), parser_(std::make_unique<Parser>(shown_, t, 0, &sink_)) {
+    t.meta.source = shown;
+    t.meta.format = "trace-cmd report text";
+}
+TextLines::~TextLines() = default;
+
+void TextLines::line(std::string_view text, std::uint64_t lineno, bool unterminated) {
+    if (text.find(" kvm:kvm_") != std::string_view::npos) perf_ = true;
+    try {
+        parser_->line(text, lineno);
+    } catch (const InputError&) {
+        if (!unterminated) throw;
+        cut_ = lineno;  // cut inside its last line: the cut, not a malformed stream
+    }
+}
+void TextLines::idle() { parser_->idle(); }
+void TextLines::end(std::uint64_t unterminated_line, Trace& t) {
+    if (perf_) t.meta.format = "perf script text";
+    if (cut_) {
+        t.meta.warnings.push_back("the text ends mid-record: line " + std::to_string(cut_) + " has no line end and cannot be read (ignored)");
+        unterminated_line = 0;
+    }
+    parser_->end(unterminated_line);
+}
 
 Trace read_trace_text(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -4,9 +4,12 @@
 
 namespace irqflow::replay {
 
-IpisInFlight::IpisInFlight(const std::vector<Tid>& threads) : by_sender_(threads.size()) {
-    for (std::size_t i = 0; i < threads.size(); ++i) by_tid_.push_back({threads[i].value(), VcpuSlot(static_cast<std::int32_t>(i))});
-    std::stable_sort(by_tid_.begin(), by_tid_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+void IpisInFlight::add_sender(Tid thread, VcpuSlot slot) {
+    if (static_cast<std::size_t>(slot.value()) >= by_sender_.size()) by_sender_.resize(static_cast<std::size_t>(slot.value()) + 1);
+    std::erase_if(by_tid_, [slot](const auto& q) { return q.second == slot; });  // a vCPU sends from one thread
+    const std::pair p{thread.value(), slot};
+    // after the equal tids already there: the first vCPU of a thread stays first
+    by_tid_.insert(std::upper_bound(by_tid_.begin(), by_tid_.end(), p, [](const auto& a, const auto& b) { return a.first < b.first; }), p);
 }
 
 void IpisInFlight::received_slow(Tid thread, int vector, int delivery_mode, std::uint32_t apic, std::uint64_t record) {

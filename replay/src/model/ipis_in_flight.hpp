@@ -36,8 +36,8 @@ struct IpiSend {
 class IpisInFlight {
 public:
     IpisInFlight() = default;
-    // The vCPUs that can send: slot → its thread.
-    explicit IpisInFlight(const std::vector<Tid>& threads);
+    // The vCPU in `slot` sends from `thread` (a vCPU at a time, as they become known).
+    void add_sender(Tid thread, VcpuSlot slot);
     void add(VcpuSlot sender, IpiSend send) {
         by_sender_[static_cast<std::size_t>(sender.value())].push_back(std::move(send));
         ++in_flight_;

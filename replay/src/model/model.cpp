@@ -13,33 +13,51 @@ namespace irqflow::replay {
 Model::Model(const Trace& t, PvEoiSemantics semantics)
     : semantics_(semantics == PvEoiSemantics::Original2012 ? semantics : PvEoiSemantics::Current) {
     for (const auto& vm : t.vms) {
-        VmModel m;
-        m.id = vm.id;
-        auto& dense = m.by_id;
-        for (const auto& c : vm.vcpus) {
-            if (c.id.value() < 0) continue;  // cannot be named by any event
-            const VcpuSlot slot(static_cast<std::int32_t>(vcpus_.size()));
-            VcpuModel v;
-            v.vm = vm.id;
-            v.id = c.id;
-            v.apic = c.apic;
-            v.tid = c.tid;
-            vcpus_.push_back(v);
-            m.vcpus.push_back(slot);
-            if (c.id.value() < kDenseIds) {
-                const auto i = static_cast<std::size_t>(c.id.value());
-                if (i >= dense.size()) dense.resize(i + 1, kNoVcpu);
-                dense[i] = slot;
-            } else {
-                sparse_.push_back({(std::int64_t{vm.id.value()} << 32) | static_cast<std::uint32_t>(c.id.value()), slot});
-            }
-        }
-        vms_.push_back(std::move(m));
+        add_vm(vm.id);
+        for (const auto& c : vm.vcpus) add_vcpu(vm.id, c);
     }
-    std::sort(sparse_.begin(), sparse_.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    std::vector<Tid> threads;
-    for (const auto& v : vcpus_) threads.push_back(v.tid);
-    ipis_ = IpisInFlight(threads);
+}
+
+void Model::add_vm(VmId id) {
+    if (vm(id)) return;
+    VmModel m;
+    m.id = id;
+    vms_.push_back(std::move(m));
+}
+
+VcpuSlot Model::add_vcpu(VmId vm_id, const VcpuInfo& c) {
+    if (c.id.value() < 0) return kNoVcpu;  // cannot be named by any event
+    add_vm(vm_id);
+    VmModel& m = *vm_mut(vm_id);
+    if (const VcpuSlot known = slot_in(&m, vm_id, c.id.value()); known != kNoVcpu) return known;
+    const VcpuSlot slot(static_cast<std::int32_t>(vcpus_.size()));
+    VcpuModel v;
+    v.vm = vm_id;
+    v.id = c.id;
+    v.apic = c.apic;
+    v.tid = c.tid;
+    vcpus_.push_back(v);
+    m.vcpus.push_back(slot);
+    if (c.id.value() < kDenseIds) {
+        const auto i = static_cast<std::size_t>(c.id.value());
+        if (i >= m.by_id.size()) m.by_id.resize(i + 1, kNoVcpu);
+        m.by_id[i] = slot;
+    } else {
+        const auto key = (std::int64_t{vm_id.value()} << 32) | static_cast<std::uint32_t>(c.id.value());
+        sparse_.insert(std::upper_bound(sparse_.begin(), sparse_.end(), key, [](std::int64_t k, const auto& p) { return k < p.first; }),
+                       {key, slot});
+    }
+    ipis_.add_sender(c.tid, slot);
+    return slot;
+}
+
+void Model::learnt(VcpuSlot s, const VcpuInfo& c) {
+    auto& v = vcpus_[static_cast<std::size_t>(s.value())];
+    v.apic = c.apic;
+    if (v.tid != c.tid) {
+        v.tid = c.tid;
+        ipis_.add_sender(c.tid, s);
+    }
 }
 
 Effect Model::decide_vm_event(const Event& e) const {

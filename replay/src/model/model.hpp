@@ -194,6 +194,12 @@ public:
     const IpiSend* sent() const { return sent_; }
 
     std::size_t vcpu_count() const { return vcpus_.size(); }
+    // A vCPU (and its VM) the trace revealed after the replay began — a live stream
+    // learns them as it goes; a file names them all up front. Its slot (the existing
+    // one if the VM has that vCPU id already); its state is unknown until proven.
+    VcpuSlot add_vcpu(VmId vm, const VcpuInfo& info);
+    // What the stream learnt later about a vCPU: its APIC id (from its EOIs), its thread.
+    void learnt(VcpuSlot s, const VcpuInfo& info);
     // A proof of a vCPU's state (reset, INIT, an idle wakeup) holds only in observed
     // time: not while a drop window is open, when events after it may be missing.
     bool proofs_hold() const { return open_drops_ == 0; }
@@ -229,6 +235,7 @@ private:
     }
     static constexpr std::int64_t kResetVector = 0xfff0;  // where a vCPU starts after reset (CS:IP f000:fff0)
     void drop_window_closes();
+    void add_vm(VmId id);
     // At both ends of a drop window: nothing known, no HLT proves a wakeup, no IPI judged.
     void lose_track();
     Effect decide_vm_event(const Event& e) const;
@@ -261,7 +268,7 @@ private:
     static constexpr std::int64_t kDenseIds = 4096;  // KVM's limit on vCPU ids on x86
     // (vm, vcpu id) → slot beyond kDenseIds (VmModel::by_id below), sorted.
     std::vector<std::pair<std::int64_t, VcpuSlot>> sparse_;
-    IpisInFlight ipis_;  // built once the vCPUs are known
+    IpisInFlight ipis_;  // a sender per vCPU thread
     std::vector<IpiSend> completed_;
     const IpiSend* sent_ = nullptr;
     int open_drops_ = 0;

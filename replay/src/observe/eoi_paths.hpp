@@ -23,6 +23,7 @@ struct ResolvedEoi {
 class EoiPaths {
 public:
     EoiPaths(std::size_t vcpus, ReplayStats& st) : state_(vcpus), st_(st) {}
+    void vcpus(std::size_t n) { state_.resize(n); }  // more became known
     // The kinds of event that decide the path of an EOI before them: what follows an
     // EOI on its thread up to the next entry, exit, injection or EOI.
     static constexpr bool decides(EventKind k) {

@@ -24,6 +24,7 @@ public:
         std::int64_t eoi_ts = 0;
     };
     explicit Evidence(std::size_t vcpus) : by_vcpu_(vcpus) {}
+    void vcpus(std::size_t n) { by_vcpu_.resize(n); }  // more became known
     const Entry& of(VcpuSlot v, int vector) const { return by_vcpu_[static_cast<std::size_t>(v.value())][static_cast<std::size_t>(vector & 0xff)]; }
     // After the model applied an accept into IRR, an injection into ISR (or an
     // auto-EOI one) or an EOI.

@@ -16,6 +16,10 @@ class Model;
 class Lifecycles {
 public:
     Lifecycles(std::size_t vcpus, std::vector<InterruptRecord>* out) : open_(vcpus), eoi_pending_path_(vcpus, 0), out_(out) {}
+    void vcpus(std::size_t n) {  // more became known
+        open_.resize(n);
+        eoi_pending_path_.resize(n, 0);
+    }
     void injected(const Event& e, const Effect& fx, const Model& m, const Evidence& ev);
     void eoi(const Event& e, const Effect& fx);
     // The path of the vCPU's last EOI became known.

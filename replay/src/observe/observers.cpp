@@ -16,6 +16,15 @@ Observers::Observers(const Model& m, const ReplayOptions& o, ReplayResult& r)
       pv_ipi_cf_(m, r.stats),
       unsynced_(m.vcpu_count(), o.collect_details ? &r.unsynced : nullptr) {}
 
+void Observers::vcpus(const Model& m) {
+    const std::size_t n = m.vcpu_count();
+    evidence_.vcpus(n);
+    lifecycles_.vcpus(n);
+    eoi_paths_.vcpus(n);
+    pv_ipi_cf_.vcpus(m);
+    unsynced_.vcpus(n);
+}
+
 void Observers::resolved(const ResolvedEoi& r, const Model& m) {
     if (!r) return;
     lifecycles_.eoi_path(r.vcpu, r.path);

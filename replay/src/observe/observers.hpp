@@ -66,6 +66,8 @@ public:
             if constexpr (K == EventKind::HvSendIpi || K == EventKind::HvSendIpiEx) ipis_.hv_ipi(m);
         }
     }
+    // The model gained vCPUs (a live stream revealed them): per-vCPU state for them too.
+    void vcpus(const Model& m);
     // An IPI whose deliveries are all in.
     void on_ipi(const IpiSend& s) { ipis_.on_ipi(s); }
     // The end of the trace, in two steps: EOIs still undecided (before the model's

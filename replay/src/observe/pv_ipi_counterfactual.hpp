@@ -19,6 +19,10 @@ namespace irqflow::replay {
 class PvIpiCounterfactual {
 public:
     PvIpiCounterfactual(const Model& m, ReplayStats& st) : groups_(m.vcpu_count()), mask_vectors_(m.vm_count()), st_(st) {}
+    void vcpus(const Model& m) {  // more became known
+        groups_.resize(m.vcpu_count());
+        mask_vectors_.resize(m.vm_count());
+    }
     // Every ICR write and hypercall: what the guest sends to masks.
     void learn(const Event& e, const Model& m);
     // The kinds that never end a run of ICR writes (the writes themselves and what their

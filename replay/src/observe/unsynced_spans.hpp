@@ -15,6 +15,9 @@ namespace irqflow::replay {
 class UnsyncedSpans {
 public:
     UnsyncedSpans(std::size_t vcpus, std::vector<UnsyncedSpan>* out) : open_(out ? vcpus : 0, -1), out_(out) {}
+    void vcpus(std::size_t n) {  // more became known
+        if (out_) open_.resize(n, -1);
+    }
     void event(VcpuSlot v, bool known, std::int64_t ts, const Model& m) {
         if (!out_) return;
         last_ts_ = std::max(last_ts_, ts);

@@ -32,6 +32,7 @@ namespace {
 class LiveAcceptedNotDelivered final : public Check {
 public:
     LiveAcceptedNotDelivered(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    void vcpus(std::size_t n) override { state_.resize(n); }
     Subscriptions subscriptions() const override {
         return {{},
                 {EventKind::ApicAcceptIrq, EventKind::ApicvAcceptIrq, EventKind::InjVirq, EventKind::Eoi, EventKind::PvEoi,

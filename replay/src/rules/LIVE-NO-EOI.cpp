@@ -18,6 +18,7 @@ namespace {
 class LiveNoEoi final : public Check {
 public:
     LiveNoEoi(RuleId id, const Model& m) : Check(id), reported_(m.vcpu_count()) {}
+    void vcpus(std::size_t n) override { reported_.resize(n); }
     Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {EventKind::InjVirq, EventKind::Entry}, false}; }
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;

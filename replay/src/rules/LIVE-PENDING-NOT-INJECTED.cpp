@@ -17,6 +17,7 @@ namespace {
 class LivePendingNotInjected final : public Check {
 public:
     LivePendingNotInjected(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    void vcpus(std::size_t n) override { state_.resize(n); }
     Subscriptions subscriptions() const override { return {{}, {EventKind::Entry}, false}; }
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;

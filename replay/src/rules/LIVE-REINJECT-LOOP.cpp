@@ -26,6 +26,7 @@ namespace {
 class LiveReinjectLoop final : public Check {
 public:
     LiveReinjectLoop(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    void vcpus(std::size_t n) override { state_.resize(n); }
     Subscriptions subscriptions() const override {
         return {{}, {EventKind::Entry, EventKind::Exit, EventKind::InjVirq, EventKind::InjException, EventKind::Eoi}, false};
     }

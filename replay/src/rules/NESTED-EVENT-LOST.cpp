@@ -33,6 +33,7 @@ namespace {
 class NestedEventLost final : public Check {
 public:
     NestedEventLost(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    void vcpus(std::size_t n) override { state_.resize(n); }
     Subscriptions subscriptions() const override {
         return {{},
                 {EventKind::NestedVmenter, EventKind::Entry, EventKind::Exit, EventKind::NestedVmexit, EventKind::InjVirq,

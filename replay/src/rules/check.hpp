@@ -52,6 +52,9 @@ public:
     virtual void before(const Event&, const Effect&, const RuleContext&) {}
     virtual void after(const Event&, const Effect&, const RuleContext&) {}
     virtual void on_ipi(const IpiSend&, const RuleContext&) {}
+    // The model gained vCPUs (a live stream revealed them, Model::add_vcpu): a rule
+    // with per-vCPU state makes room for them.
+    virtual void vcpus(std::size_t) {}
     // The end of the stream: what was waiting for more evidence is decided on what came.
     virtual void finish(const RuleContext&) {}
     // Cases it judged (each could have fired). One that judged none says why

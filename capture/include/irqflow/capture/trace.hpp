@@ -1,8 +1,10 @@
 // One loaded session: the normalized events plus what the readers learnt about the
 // host, the VMs and their vCPUs.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,6 +44,34 @@ struct VcpuInfo {
     bool apic_from_trace = false;  // learnt from kvm_eoi/kvm_pv_eoi on the vCPU thread
 };
 
+// A followed stream's record → line map in runs (one per jump: a comment, a lost-event
+// line, a header), so that it stays small however long the stream runs: each record
+// of `trace-cmd stream` is one line. Past kMaxRuns jumps, later records have no line.
+class LineRuns {
+public:
+    void note(std::uint64_t record, std::uint64_t line) {
+        if (!runs_.empty() && line == runs_.back().line + (record - runs_.back().record)) return;
+        if (runs_.size() < kMaxRuns) runs_.push_back({record, line});
+        else full_ = true;
+    }
+    std::optional<std::uint64_t> line_of(std::uint64_t record) const {
+        if (runs_.empty() || record < runs_.front().record || (full_ && record >= last_covered_())) return std::nullopt;
+        auto it = std::upper_bound(runs_.begin(), runs_.end(), record, [](std::uint64_t r, const Run& x) { return r < x.record; });
+        --it;
+        return it->line + (record - it->record);
+    }
+    bool empty() const { return runs_.empty(); }
+
+private:
+    struct Run {
+        std::uint64_t record, line;
+    };
+    static constexpr std::size_t kMaxRuns = 1 << 20;
+    std::uint64_t last_covered_() const { return runs_.back().record + 1; }
+    std::vector<Run> runs_;
+    bool full_ = false;
+};
+
 struct VmInfo {
     VmId id = kUnknownVm;
     std::vector<VcpuInfo> vcpus;   // sorted by id
@@ -64,6 +94,13 @@ public:
     // Text input: the line of the input file each record starts on (index = record), so
     // a finding can point into the file the user pasted. Empty for trace.dat.
     std::vector<std::uint32_t> source_lines;
+    // The same for a followed text stream, whose records are not kept.
+    LineRuns line_runs;
+    // The input line record `record` starts on, when the input is text.
+    std::optional<std::uint64_t> line_of(std::uint64_t record) const {
+        if (record < source_lines.size()) return source_lines[record];
+        return line_runs.line_of(record);
+    }
 
     std::uint16_t intern(std::string_view name);
     const std::string& name(std::uint16_t id) const { return names_[id]; }

@@ -97,6 +97,10 @@ struct Finding {
         int vector = -1;
     };
     std::vector<Implicated> implicates{};
+    // Decided at the end of the input, not at the rule's evidence threshold: a liveness
+    // rule's "never happened" judged on what the input held (a longer run might have
+    // shown it).
+    bool at_end = false;
 };
 
 }  // namespace irqflow::replay

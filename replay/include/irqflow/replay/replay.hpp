@@ -193,8 +193,9 @@ ReplayResult replay(const Trace& trace, const ReplayOptions& options = {});
 
 class Engine;
 // The same replay fed one event at a time, in trace order, for traces whose events are
-// not held (TraceStream): state stays per vCPU and vector. The trace's VMs, meta and
-// drop windows must be final before the first event; it must outlive this object.
+// not held (TraceStream) and for live streams: state stays per vCPU and vector. `trace`
+// gives the VMs, vCPUs and drop windows known before the first event and must outlive
+// this object; a live stream adds what it learns later (replay/README.md, "Live").
 class StreamingReplay {
 public:
     explicit StreamingReplay(const Trace& trace, const ReplayOptions& options = {});
@@ -202,6 +203,16 @@ public:
     StreamingReplay(const StreamingReplay&) = delete;
     StreamingReplay& operator=(const StreamingReplay&) = delete;
     void feed(const Event& e);
+    // A vCPU first seen now, or what was learnt of one (its APIC id, its thread); its
+    // state is unknown until the trace proves it, as for any vCPU.
+    void vcpu(VmId vm, const VcpuInfo& info);
+    // A drop whose lost events may begin at event index `start` (opens before the next
+    // event when the replay is past it).
+    void drop_window(std::size_t start);
+    // The findings so far, in the order of the result's (a live check prints them as
+    // they come; one found later may still make an earlier root its follow-on: see
+    // replay/README.md, "Live").
+    const std::vector<Finding>& findings() const;
     ReplayResult finish();  // once, after the last event
 
 private:

@@ -1,0 +1,77 @@
+// Following a stream (capture/README.md, "Following a stream"): report text arriving on
+// a pipe, a FIFO or standard input — what `trace-cmd stream -e kvm` or `perf script`
+// write — read as it comes and handed over event by event, attributed, with what was
+// learnt about the VMs and the ring-buffer drops before the events it concerns. Memory
+// is per thread, vCPU and look-ahead window, never per event.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "irqflow/capture/readers.hpp"
+
+namespace irqflow {
+
+class LiveAttribution;
+class TextLines;
+
+struct FollowOptions {
+    // Events learnt from before they are attributed and handed over: what lets an
+    // accept find a vCPU whose thread shows itself a little later. An event leaves the
+    // window when it holds more than `lookahead_events`, or after `hold` of wall time,
+    // so an alert is late by at most that.
+    std::size_t lookahead_events = 16384;
+    std::chrono::milliseconds hold{200};
+    // No input for this long: the record being assembled is complete as it is.
+    std::chrono::milliseconds idle{50};
+};
+
+class Follow {
+public:
+    struct Handlers {
+        std::function<void(VmId, const VcpuInfo&)> vcpu;  // a vCPU became known, or changed
+        std::function<void(std::size_t)> drop_window;     // a drop's lost events may start at this event index
+        EventSink event;                                   // each event, attributed, in input order
+    };
+    // `shown`: the input's name in messages ("<stdin>"); `fd` is read, not closed.
+    Follow(std::string shown, int fd, const FollowOptions& options = {});
+    ~Follow();
+    Follow(const Follow&) = delete;
+    Follow& operator=(const Follow&) = delete;
+    // Reads what the input has, waiting at most `wait` for it, and hands over what
+    // leaves the look-ahead. False once the input has ended and everything went out.
+    // Bad input throws InputError naming the line.
+    bool step(std::chrono::milliseconds wait, const Handlers& h);
+    // Meta, names, VMs and vCPUs so far, thread names, the record → line runs.
+    const Trace& trace() const { return t_; }
+    std::uint64_t events() const { return handed_; }
+    std::uint64_t lost_events() const { return lost_; }
+
+private:
+    struct Held {
+        Event e;
+        std::chrono::steady_clock::time_point arrived;
+    };
+    void arrived(const Event& e);
+    void release(bool all);
+
+    std::string shown_;
+    int fd_;
+    FollowOptions options_;
+    Trace t_;
+    std::unique_ptr<LiveAttribution> attribution_;
+    std::unique_ptr<TextLines> text_;
+    const Handlers* h_ = nullptr;
+    std::deque<Held> window_;
+    std::string partial_;  // a line not ended yet
+    std::vector<char> buffer_;
+    std::uint64_t lineno_ = 0, handed_ = 0, lost_ = 0;
+    std::chrono::steady_clock::time_point now_, last_input_;
+    bool ended_ = false, idle_ = false;
+};
+
+}  // namespace irqflow
