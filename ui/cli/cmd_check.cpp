@@ -300,9 +300,9 @@ int run_follow(const CheckOptions& a) {
         roots += !f.caused_by;
         std::cout << std::flush;
     };
+    std::uint64_t before = 0;  // events at the last status line
     if (tty)
         watch.status = [&](std::uint64_t events, std::uint64_t lost, std::size_t findings) {
-            static std::uint64_t before = 0;
             std::cerr << "\r\033[Kirqflow: " << events << " events (" << (events - before) << "/s), " << lost << " lost, " << findings
                       << " findings" << std::flush;
             before = events;
