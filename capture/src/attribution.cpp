@@ -42,12 +42,11 @@ bool Attributor::owner_reads_fields(EventKind k) {
     return is_accept(k) || k == EventKind::HvSynicSetIrq || k == EventKind::HvSynicSendEoi || k == EventKind::WaitLapicExpire;
 }
 
-// Only threads doing KVM work belong to a VM (not every process traced alongside).
-bool Attributor::kvm_work(const Event& e) {
+bool KvmWork::operator()(const Event& e) {
     if (e.kind != EventKind::Other) return true;
-    if (e.name_id >= kvm_name_.size()) kvm_name_.resize(names_.name_count(), -1);
-    if (e.name_id >= kvm_name_.size()) return false;
-    signed char& k = kvm_name_[e.name_id];
+    if (e.name_id >= by_name_.size()) by_name_.resize(names_.name_count(), -1);
+    if (e.name_id >= by_name_.size()) return false;
+    signed char& k = by_name_[e.name_id];
     if (k < 0) k = names_.name(e.name_id).rfind("kvm", 0) == 0;
     return k != 0;
 }
@@ -57,7 +56,7 @@ void Attributor::learn(const Event& e) {
     if (e.kind == EventKind::Lost) return;
     const std::int32_t tid = e.tid.value();
     // threads doing KVM work, in order of appearance (events come in runs per thread)
-    if (tid >= 0 && tid != last_learnt_tid_ && kvm_work(e)) {
+    if (tid >= 0 && tid != last_learnt_tid_ && kvm_work_(e)) {
         last_learnt_tid_ = tid;
         if (kvm_thread_seen_.insert(tid).second) kvm_threads_.push_back(tid);
     }
@@ -165,23 +164,26 @@ std::pair<VmId, VcpuId> Attributor::owner(const Event& e) {
         last_ = it == thread_.end() ? nullptr : &it->second;
     }
     if (!last_) return {kUnknownVm, kUnknownVcpu};
-    VcpuId vcpu = last_->vcpu;
+    return {last_->vm, event_vcpu(e, last_->vm, last_->vcpu, vcpu_of_apic_)};
+}
+
+VcpuId event_vcpu(const Event& e, VmId vm, VcpuId thread_vcpu, const ApicOwners& owners) {
     switch (e.kind) {
     case EventKind::ApicAcceptIrq:
     case EventKind::ApicvAcceptIrq:  // the destination's vCPU, whoever sent it
         if (auto a = e.get(slot::accept_apicid)) {
-            auto it = last_->vm == kUnknownVm ? vcpu_of_apic_.end() : vcpu_of_apic_.find({last_->vm.value(), *a});
-            vcpu = it == vcpu_of_apic_.end() ? kUnknownVcpu : it->second;
+            auto it = vm == kUnknownVm ? owners.end() : owners.find({vm.value(), *a});
+            return it == owners.end() ? kUnknownVcpu : it->second;
         }
         break;
     case EventKind::HvSynicSetIrq:
     case EventKind::HvSynicSendEoi:
     case EventKind::WaitLapicExpire:
-        if (auto v = e.get(0)) vcpu = VcpuId(static_cast<std::int32_t>(*v));
+        if (auto v = e.get(0)) return VcpuId(static_cast<std::int32_t>(*v));
         break;
     default: break;
     }
-    return {last_->vm, vcpu};
+    return thread_vcpu;
 }
 
 void attribute(Trace& trace) {

@@ -14,15 +14,6 @@ bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; 
 
 }  // namespace
 
-bool LiveAttribution::kvm_work(const Event& e) {
-    if (e.kind != EventKind::Other) return true;
-    if (e.name_id >= kvm_name_.size()) kvm_name_.resize(t_.name_count(), -1);
-    if (e.name_id >= kvm_name_.size()) return false;
-    signed char& k = kvm_name_[e.name_id];
-    if (k < 0) k = t_.name(e.name_id).rfind("kvm", 0) == 0;
-    return k != 0;
-}
-
 VcpuInfo* LiveAttribution::find(VmId vm, VcpuId id) {
     if (vm.value() < 0 || static_cast<std::size_t>(vm.value()) >= t_.vms.size()) return nullptr;
     for (auto& v : t_.vms[static_cast<std::size_t>(vm.value())].vcpus)
@@ -104,7 +95,7 @@ void LiveAttribution::learn(const Event& e, std::vector<Learnt>& learnt, std::ve
         return;
     }
     const std::int32_t tid = e.tid.value();
-    if (tid >= 0 && !thread_.count(tid) && kvm_work(e)) kvm_threads_.insert(tid);
+    if (tid >= 0 && !thread_.count(tid) && kvm_work_(e)) kvm_threads_.insert(tid);
     if (e.kind == EventKind::Entry || e.kind == EventKind::Exit) {
         const auto id = e.get(e.kind == EventKind::Entry ? slot::entry_vcpu_id : slot::exit_vcpu_id);
         if (id && tid >= 0 && !thread_.count(tid)) bind_thread(tid, static_cast<std::int32_t>(*id), learnt);
@@ -139,23 +130,7 @@ std::pair<VmId, VcpuId> LiveAttribution::owner(const Event& e) {
         it = thread_.emplace(tid, ThreadVm{vm, kUnknownVcpu}).first;
     }
     const ThreadVm tv = it->second;
-    VcpuId vcpu = tv.vcpu;
-    switch (e.kind) {
-    case EventKind::ApicAcceptIrq:
-    case EventKind::ApicvAcceptIrq:  // the destination's vCPU, whoever sent it
-        if (auto a = e.get(slot::accept_apicid)) {
-            const auto found = vcpu_of_apic_.find({tv.vm.value(), *a});
-            vcpu = found == vcpu_of_apic_.end() ? kUnknownVcpu : found->second;
-        }
-        break;
-    case EventKind::HvSynicSetIrq:
-    case EventKind::HvSynicSendEoi:
-    case EventKind::WaitLapicExpire:
-        if (auto v = e.get(0)) vcpu = VcpuId(static_cast<std::int32_t>(*v));
-        break;
-    default: break;
-    }
-    return {tv.vm, vcpu};
+    return {tv.vm, event_vcpu(e, tv.vm, tv.vcpu, vcpu_of_apic_)};
 }
 
 void LiveAttribution::end() {

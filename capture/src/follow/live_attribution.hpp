@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "irqflow/capture/attribution.hpp"
 #include "irqflow/capture/drop_windows.hpp"
 #include "irqflow/capture/trace.hpp"
 
@@ -26,7 +27,7 @@ public:
         VcpuInfo vcpu;
     };
     // `t`: the names (for telling KVM work apart) and the VMs, kept up to date.
-    explicit LiveAttribution(Trace& t) : t_(t) {}
+    explicit LiveAttribution(Trace& t) : t_(t), kvm_work_(t) {}
     // An event entering the look-ahead, in input order (Lost markers included): what
     // it teaches goes to `learnt`, a drop's start (an event index) to `drops`.
     void learn(const Event& e, std::vector<Learnt>& learnt, std::vector<std::size_t>& drops);
@@ -41,7 +42,6 @@ private:
         VmId vm = kUnknownVm;
         VcpuId vcpu = kUnknownVcpu;
     };
-    bool kvm_work(const Event& e);
     VcpuInfo* find(VmId vm, VcpuId id);
     VcpuInfo& add(VmId vm, VcpuInfo v);
     void bind_thread(std::int32_t tid, std::int32_t vcpu, std::vector<Learnt>& learnt);
@@ -49,11 +49,11 @@ private:
     VmId nearest_vm(std::int32_t tid) const;
 
     Trace& t_;
-    std::vector<signed char> kvm_name_;  // by name id: -1 not looked at yet
+    KvmWork kvm_work_;
     std::unordered_map<std::int32_t, ThreadVm> thread_;  // vCPU threads, and KVM threads once placed
     std::unordered_set<std::int32_t> kvm_threads_;       // threads doing KVM work, not placed yet
     std::unordered_set<std::int32_t> eoi_seen_;          // threads whose first EOI was looked at
-    std::map<std::pair<std::int32_t, std::int64_t>, VcpuId> vcpu_of_apic_;  // (vm, APIC id); first vCPU wins
+    ApicOwners vcpu_of_apic_;
     bool vcpu_threads_ = false;  // a thread named its vCPU
     bool inferred_ = false;      // vCPUs made from APIC ids alone
     DropWindowFinder drops_;

@@ -16,6 +16,26 @@
 
 namespace irqflow {
 
+// (VM, APIC id) → the vCPU owning it; the first vCPU wins, as in KVM's map.
+using ApicOwners = std::map<std::pair<std::int32_t, std::int64_t>, VcpuId>;
+
+// The vCPU an event of a thread in `vm` running `thread_vcpu` concerns: an accept's
+// destination (whoever sent it), the vCPU a Hyper-V SynIC or timer event names, else
+// the thread's own. Both attributions (two-pass and live) decide it here.
+VcpuId event_vcpu(const Event& e, VmId vm, VcpuId thread_vcpu, const ApicOwners& owners);
+
+// Whether an event is KVM work (a known kind, or a name starting "kvm"): only threads
+// doing KVM work belong to a VM, not every process traced alongside. Caches by name id.
+class KvmWork {
+public:
+    explicit KvmWork(const Trace& names) : names_(names) {}
+    bool operator()(const Event& e);
+
+private:
+    const Trace& names_;
+    std::vector<signed char> by_name_;  // by name id: -1 not looked at yet
+};
+
 class Attributor {
 public:
     // Whether learn() / owner() read the fields of an event of this kind (otherwise
@@ -24,7 +44,7 @@ public:
     static bool owner_reads_fields(EventKind k);
 
     // `names` resolves name ids (the trace being attributed).
-    explicit Attributor(const Trace& names) : names_(names) {}
+    explicit Attributor(const Trace& names) : kvm_work_(names) {}
     // Pass 1, every event in order (Lost markers included). `e` carries kind, tid, cpu
     // and name_id, and its fields when learns_fields(kind).
     void learn(const Event& e);
@@ -38,10 +58,8 @@ private:
         VmId vm = kUnknownVm;
         VcpuId vcpu = kUnknownVcpu;
     };
-    bool kvm_work(const Event& e);
 
-    const Trace& names_;
-    std::vector<signed char> kvm_name_;  // by name id: -1 not looked at yet
+    KvmWork kvm_work_;
     // learnt
     std::unordered_map<std::int32_t, std::int32_t> vcpu_of_tid_;  // the first vCPU id a thread's entry/exit names
     std::vector<std::int32_t> kvm_threads_;                       // threads doing KVM work, in order of appearance
@@ -54,7 +72,7 @@ private:
     std::int32_t last_learnt_tid_ = INT32_MIN;
     // for owner()
     std::unordered_map<std::int32_t, ThreadVm> thread_;
-    std::map<std::pair<std::int32_t, std::int64_t>, VcpuId> vcpu_of_apic_;  // (vm, APIC id); first vCPU wins
+    ApicOwners vcpu_of_apic_;
     std::int32_t last_tid_ = INT32_MIN;
     const ThreadVm* last_ = nullptr;
 };
