@@ -119,8 +119,14 @@ void write_all(int fd, const std::string& s) {
 
 // Reads the child's NDJSON: each line with the time it was read.
 struct Output {
-    std::vector<std::pair<Clock::time_point, std::string>> lines;
+    std::vector<std::pair<Clock::time_point, std::string>> lines;  // read only after join()
+    std::mutex mutex;
+    std::size_t count = 0;  // lines so far, under mutex
     std::thread reader;
+    std::size_t so_far() {
+        std::lock_guard<std::mutex> lock(mutex);
+        return count;
+    }
     void start(int fd) {
         reader = std::thread([this, fd] {
             std::string partial;
@@ -131,7 +137,9 @@ struct Output {
                 partial.append(buf, static_cast<size_t>(n));
                 size_t nl;
                 while ((nl = partial.find('\n')) != std::string::npos) {
+                    std::lock_guard<std::mutex> lock(mutex);
                     lines.emplace_back(now, partial.substr(0, nl));
+                    ++count;
                     partial.erase(0, nl + 1);
                 }
             }
@@ -210,19 +218,17 @@ void latency(int faults, double rate) {
     o.start(c.out);
     constexpr size_t kChunk = 256;  // lines per write; each chunk's write time is kept
     std::vector<Clock::time_point> written_at;  // by chunk of output lines
-    std::uint64_t line = 1;                     // input line numbers as irqflow counts them
     write_all(c.in, "cpus=2\n");
     written_at.push_back(Clock::now());
     const auto t0 = Clock::now();
     std::string chunk;
-    std::uint64_t sent = 1;
+    std::uint64_t sent = 1;  // lines written, the header included: the input line number irqflow gives the last one
     for (int rep = 0; rep < faults; ++rep)
         for (size_t i = 0; i < base.size(); ++i) {
             if (i == deleted) continue;
             chunk += base[i].head;
             chunk += std::to_string(base[i].seconds + rep * span);
             chunk += base[i].tail;
-            ++line;
             if (++sent % kChunk == 0) {
                 // paced: this chunk goes out when the rate says so
                 std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
@@ -237,18 +243,18 @@ void latency(int faults, double rate) {
     const double write_s = std::chrono::duration<double>(Clock::now() - t0).count();
     // wait a little before the end of input, so no finding is only decided by it
     std::this_thread::sleep_for(std::chrono::seconds(2));
-    const size_t before_end = o.lines.size();
+    const size_t before_end = o.so_far();
     finish(c, o, t0);
     std::vector<double> ms;
-    int root = 0;
+    int found = 0;
     for (size_t k = 0; k < o.lines.size(); ++k) {
         const auto j = nlohmann::json::parse(o.lines[k].second, nullptr, false);
         if (!j.is_object() || !j.contains("rule")) continue;
-        ++root;
+        ++found;
         const auto at = j.value("line", std::uint64_t{0});
         const size_t ch = std::min(written_at.size() - 1, static_cast<size_t>((at + kChunk - 1) / kChunk));
         ms.push_back(std::chrono::duration<double, std::milli>(o.lines[k].first - written_at[ch]).count());
-        if (k >= before_end) std::printf("  (finding %d came only at the end of the input)\n", root);
+        if (k >= before_end) std::printf("  (finding %d came only at the end of the input)\n", found);
     }
     std::sort(ms.begin(), ms.end());
     std::printf("alert latency, %d faults (a deleted kvm_eoi per 40,000-line slice of pveoi-off) at %.0f lines/s (%.0f reached):\n",
@@ -257,7 +263,7 @@ void latency(int faults, double rate) {
         std::printf("  no finding came back\n");
         return;
     }
-    std::printf("  %d findings (expected %d); from writing the line a finding names to reading it: p50 %.0f ms, max %.0f ms\n", root,
+    std::printf("  %d findings (expected %d); from writing the line a finding names to reading it: p50 %.0f ms, max %.0f ms\n", found,
                 faults, ms[ms.size() / 2], ms.back());
 }
 
