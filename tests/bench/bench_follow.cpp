@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
+#include <cctype>
+#include <cstdint>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -46,30 +47,46 @@ struct Line {
     std::string tail;  // from the '.' on
 };
 
-std::vector<Line> report_lines(const std::string& dat) {
+// A sample's report, to be written out as often as needed: copy `rep` is shifted by
+// rep × the report's span in whole seconds, so the stream stays in time order.
+struct Report {
+    std::string header;  // what precedes the first event ("cpus=2")
+    std::vector<Line> lines;
+    long long span = 0;
+    void append(std::string& out, const Line& l, long long rep) const {
+        out += l.head;
+        out += std::to_string(l.seconds + rep * span);
+        out += l.tail;
+    }
+};
+
+// `trace-cmd report` of a sample, its first `max_lines` events at most.
+Report report_of(const std::string& dat, std::size_t max_lines = SIZE_MAX) {
     const std::string cmd = "trace-cmd report '" + dat + "' 2>/dev/null";
     FILE* p = popen(cmd.c_str(), "r");
     if (!p) throw std::runtime_error("cannot run trace-cmd report");
-    std::vector<Line> out;
+    Report r;
     char* buf = nullptr;
     size_t cap = 0;
     ssize_t n;
-    while ((n = getline(&buf, &cap, p)) > 0) {
+    while ((n = getline(&buf, &cap, p)) > 0 && r.lines.size() < max_lines) {
         std::string l(buf, static_cast<size_t>(n));
-        // the timestamp: the first "<digits>.<digits>:" after the CPU column
+        // the timestamp: the first "<digits>.<digits>" after the CPU column
         const size_t cpu = l.find("] ");
-        if (cpu == std::string::npos) continue;
-        size_t dot = l.find('.', cpu);
-        if (dot == std::string::npos) continue;
+        const size_t dot = cpu == std::string::npos ? cpu : l.find('.', cpu);
         size_t start = dot;
-        while (start > 0 && std::isdigit(static_cast<unsigned char>(l[start - 1]))) --start;
-        if (start == dot) continue;
-        out.push_back({l.substr(0, start), std::stoll(l.substr(start, dot - start)), l.substr(dot)});
+        while (dot != std::string::npos && start > 0 && std::isdigit(static_cast<unsigned char>(l[start - 1]))) --start;
+        if (dot == std::string::npos || start == dot) {
+            if (r.lines.empty()) r.header += l;
+            continue;
+        }
+        r.lines.push_back({l.substr(0, start), std::stoll(l.substr(start, dot - start)), l.substr(dot)});
     }
     free(buf);
     pclose(p);
-    if (out.empty()) throw std::runtime_error("no trace lines in the report of " + dat);
-    return out;
+    if (r.lines.empty()) throw std::runtime_error("no trace lines in the report of " + dat);
+    r.span = r.lines.back().seconds - r.lines.front().seconds + 2;
+    return r;
 }
 
 struct Child {
@@ -164,8 +181,7 @@ Ended finish(Child& c, Output& o, Clock::time_point t0) {
 }
 
 void throughput(std::uint64_t events) {
-    const auto base = report_lines(std::string(IRQFLOW_SAMPLES) + "/pveoi-on.dat");
-    const long long span = base.back().seconds - base.front().seconds + 2;
+    const Report base = report_of(std::string(IRQFLOW_SAMPLES) + "/pveoi-on.dat");
     Child c = spawn_check();
     Output o;
     o.start(c.out);
@@ -174,12 +190,10 @@ void throughput(std::uint64_t events) {
     long peak_kb = 0;
     std::uint64_t written = 0, next_quarter = events / 4;
     std::string chunk;
-    write_all(c.in, "cpus=2\n");
+    write_all(c.in, base.header);
     for (long long rep = 0; written < events; ++rep)
-        for (const auto& l : base) {
-            chunk += l.head;
-            chunk += std::to_string(l.seconds + rep * span);
-            chunk += l.tail;
+        for (const auto& l : base.lines) {
+            base.append(chunk, l, rep);
             if (++written % 4096 == 0) {
                 write_all(c.in, chunk);
                 chunk.clear();
@@ -204,13 +218,12 @@ void throughput(std::uint64_t events) {
 }
 
 void latency(int faults, double rate) {
-    auto base = report_lines(std::string(IRQFLOW_SAMPLES) + "/pveoi-off.dat");
-    base.resize(std::min<size_t>(base.size(), 40000));  // a slice: seams between copies give no finding
-    const long long span = base.back().seconds - base.front().seconds + 2;
+    // a slice: the seams between its copies give no finding
+    const Report base = report_of(std::string(IRQFLOW_SAMPLES) + "/pveoi-off.dat", 40000);
     // the 500th kvm_eoi of each slice is left out: ISR-ORDER names the missing EOI
     std::vector<size_t> eoi;
-    for (size_t i = 0; i < base.size(); ++i)
-        if (base[i].tail.find(" kvm_eoi:") != std::string::npos) eoi.push_back(i);
+    for (size_t i = 0; i < base.lines.size(); ++i)
+        if (base.lines[i].tail.find(" kvm_eoi:") != std::string::npos) eoi.push_back(i);
     if (eoi.size() < 500) throw std::runtime_error("pveoi-off's slice has fewer than 500 EOIs");
     const size_t deleted = eoi[499];
     Child c = spawn_check();
@@ -218,17 +231,16 @@ void latency(int faults, double rate) {
     o.start(c.out);
     constexpr size_t kChunk = 256;  // lines per write; each chunk's write time is kept
     std::vector<Clock::time_point> written_at;  // by chunk of output lines
-    write_all(c.in, "cpus=2\n");
+    write_all(c.in, base.header);
     written_at.push_back(Clock::now());
     const auto t0 = Clock::now();
     std::string chunk;
-    std::uint64_t sent = 1;  // lines written, the header included: the input line number irqflow gives the last one
+    // lines written, the header included: the input line number irqflow gives the last one
+    std::uint64_t sent = static_cast<std::uint64_t>(std::count(base.header.begin(), base.header.end(), '\n'));
     for (int rep = 0; rep < faults; ++rep)
-        for (size_t i = 0; i < base.size(); ++i) {
+        for (size_t i = 0; i < base.lines.size(); ++i) {
             if (i == deleted) continue;
-            chunk += base[i].head;
-            chunk += std::to_string(base[i].seconds + rep * span);
-            chunk += base[i].tail;
+            base.append(chunk, base.lines[i], rep);
             if (++sent % kChunk == 0) {
                 // paced: this chunk goes out when the rate says so
                 std::this_thread::sleep_until(t0 + std::chrono::duration_cast<Clock::duration>(
