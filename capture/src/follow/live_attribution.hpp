@@ -7,7 +7,6 @@
 // entry (a boot's INIT/SIPI) still finds its vCPU.
 #pragma once
 #include <cstdint>
-#include <map>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>

@@ -58,7 +58,6 @@ private:
         VmId vm = kUnknownVm;
         VcpuId vcpu = kUnknownVcpu;
     };
-
     KvmWork kvm_work_;
     // learnt
     std::unordered_map<std::int32_t, std::int32_t> vcpu_of_tid_;  // the first vCPU id a thread's entry/exit names
