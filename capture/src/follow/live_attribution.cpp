@@ -50,6 +50,10 @@ void LiveAttribution::bind_thread(std::int32_t tid, std::int32_t id, std::vector
     VcpuInfo* v = find(vm, VcpuId(id));
     if (v) v->tid = Tid(tid);
     else v = &add(vm, {VcpuId(id), Tid(tid), ApicId(static_cast<std::uint32_t>(id)), false});
+    if (const auto it = thread_.find(tid); it != thread_.end() && it->second.vm.value() >= 0) {
+        auto& others = t_.vms[static_cast<std::size_t>(it->second.vm.value())].other_threads;
+        others.erase(std::remove(others.begin(), others.end(), Tid(tid)), others.end());
+    }
     thread_[tid] = {vm, VcpuId(id)};
     kvm_threads_.erase(tid);
     learnt.push_back({vm, *v});
@@ -72,7 +76,11 @@ void LiveAttribution::by_apic(const Event& e, std::int64_t apic, std::vector<Lea
             return;
         }
     }
-    if (vcpu_threads_ || apic < 0 || apic > kMaxInferredApicId) return;
+    if (apic < 0 || apic > kMaxInferredApicId) return;
+    if (vcpu_threads_) {
+        if (is_accept(e.kind)) placeholder(e, apic, learnt);
+        return;
+    }
     const VcpuId id(static_cast<std::int32_t>(apic));
     VcpuInfo* v = find(VmId(0), id);
     if (!v) {
@@ -87,6 +95,21 @@ void LiveAttribution::by_apic(const Event& e, std::int64_t apic, std::vector<Lea
     }
 }
 
+// An accept for an APIC id no vCPU of the sender's VM has yet: a vCPU whose thread has
+// not run (a boot's INIT and SIPI reach the APs before their first entry, seconds
+// before it when the host is slow — more than any look-ahead holds). KVM gives a vCPU
+// its APIC id as vCPU id, so that vCPU is made now, without a thread; its thread joins
+// it at its first entry (bind_thread), as the two-pass attribution, which knows every
+// thread from the start, would have placed it.
+void LiveAttribution::placeholder(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt) {
+    const auto it = thread_.find(e.tid.value());
+    const VmId vm = it != thread_.end() ? it->second.vm : nearest_vm(e.tid.value());
+    if (vm == kUnknownVm || vcpu_of_apic_.count({vm.value(), apic})) return;
+    const VcpuId id(static_cast<std::int32_t>(apic));
+    if (find(vm, id)) return;  // that id runs another APIC id: not KVM's default numbering
+    learnt.push_back({vm, add(vm, {id, Tid(-1), ApicId(static_cast<std::uint32_t>(apic)), false})});
+}
+
 void LiveAttribution::learn(const Event& e, std::vector<Learnt>& learnt, std::vector<std::size_t>& drops) {
     drops_.next(e.kind, e.cpu);
     if (e.kind == EventKind::Lost) {
@@ -98,7 +121,10 @@ void LiveAttribution::learn(const Event& e, std::vector<Learnt>& learnt, std::ve
     if (tid >= 0 && !thread_.count(tid) && kvm_work_(e)) kvm_threads_.insert(tid);
     if (e.kind == EventKind::Entry || e.kind == EventKind::Exit) {
         const auto id = e.get(e.kind == EventKind::Entry ? slot::entry_vcpu_id : slot::exit_vcpu_id);
-        if (id && tid >= 0 && !thread_.count(tid)) bind_thread(tid, static_cast<std::int32_t>(*id), learnt);
+        // a thread placed in a VM before its first entry (its wakeups, its vCPU's setup)
+        // is that VM's vCPU thread from now on
+        const auto it = thread_.find(tid);
+        if (id && tid >= 0 && (it == thread_.end() || it->second.vcpu == kUnknownVcpu)) bind_thread(tid, static_cast<std::int32_t>(*id), learnt);
     }
     std::optional<std::int64_t> apic;
     if (is_accept(e.kind)) apic = e.get(slot::accept_apicid);
