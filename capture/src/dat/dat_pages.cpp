@@ -255,6 +255,25 @@ bool StreamCursor::next(RawRecord& rec) {
     }
 }
 
+void walk_page(const unsigned char* page, std::uint64_t page_size, int long_size, int cpu, std::uint64_t offset,
+               long long& missed, const std::string& shown, const std::function<void(const RawRecord&)>& each) {
+    PageCursor cursor;
+    if (!cursor.load(page, page_size, long_size)) throw InputError(shown, {InputPosition::Unit::Byte, offset}, "corrupt ring-buffer page header");
+    if (cursor.missed() != 0) missed = cursor.missed();  // as StreamCursor::next: the newer page's count
+    RawRecord rec{};
+    rec.cpu = cpu;
+    rec.offset = offset;
+    bool bad = false;
+    while (cursor.next(rec.data, rec.size, rec.ts, bad)) {
+        rec.missed = missed;
+        missed = 0;
+        each(rec);
+    }
+    if (bad) throw InputError(shown, {InputPosition::Unit::Byte, offset}, "corrupt event in a ring-buffer page");
+}
+
+const unsigned char* next_page(StreamPages& pages, std::uint64_t& at) { return pages.next(at); }
+
 void StreamPagesDeleter::operator()(StreamPages* p) const { delete p; }
 
 }  // namespace irqflow

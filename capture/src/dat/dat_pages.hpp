@@ -7,6 +7,7 @@
 // through its iterator.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,10 @@ using StreamPagesPtr = std::unique_ptr<StreamPages, StreamPagesDeleter>;
 // InputError on corrupt chunks.
 StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std::size_t index);
 
+// The stream's next page (page_size bytes), nullptr at the end; `at` gets its file
+// offset. Valid until the next call.
+const unsigned char* next_page(StreamPages& pages, std::uint64_t& at);
+
 class PageCursor;
 // Walks one stream's records in order. long_size is the kernel's
 // (tep_get_header_page_size). Throws InputError on corrupt pages.
@@ -67,6 +72,15 @@ private:
     std::uint64_t offset_ = 0;
     long long missed_ = 0;
 };
+
+// The records of one page held in memory (a live recording's, as read from the ring
+// buffer), in order, each handed to `each` with `cpu` and `offset` (where the page
+// starts in that CPU's data). `missed`: events the CPU lost before its next record,
+// carried from page to page (a page that says it follows a loss may hold no record);
+// the first record after a loss carries it, as StreamCursor's do. Throws InputError
+// naming `shown` and the byte when the page cannot be right.
+void walk_page(const unsigned char* page, std::uint64_t page_size, int long_size, int cpu, std::uint64_t offset,
+               long long& missed, const std::string& shown, const std::function<void(const RawRecord&)>& each);
 
 // Whether the page walker can read this file (else use libtracecmd's iterator).
 bool pages_readable(const DatLayout& layout);

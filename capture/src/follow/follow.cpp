@@ -8,7 +8,7 @@
 
 #include "../text/text_lines.hpp"
 #include "irqflow/capture/error.hpp"
-#include "live_attribution.hpp"
+#include "live_feed.hpp"
 
 namespace irqflow {
 
@@ -19,39 +19,20 @@ constexpr std::size_t kMaxLine = 1 << 20;
 }  // namespace
 
 Follow::Follow(std::string shown, int fd, const FollowOptions& options)
-    : shown_(std::move(shown)), fd_(fd), options_(options), attribution_(std::make_unique<LiveAttribution>(t_)), buffer_(kRead) {
-    text_ = std::make_unique<TextLines>(shown_, t_, [this](const Event& e) { arrived(e); });
+    : shown_(std::move(shown)), fd_(fd), options_(options), feed_(std::make_unique<LiveFeed>(t_, options)), buffer_(kRead) {
+    text_ = std::make_unique<TextLines>(shown_, t_, [this](const Event& e) { feed_->arrived(e, now_, *h_); });
     last_input_ = std::chrono::steady_clock::now();
 }
 
 Follow::~Follow() = default;
 
-void Follow::arrived(const Event& e) {
-    std::vector<LiveAttribution::Learnt> learnt;
-    std::vector<std::size_t> drops;
-    attribution_->learn(e, learnt, drops);
-    for (const auto& l : learnt)
-        if (h_->vcpu) h_->vcpu(l.vm, l.vcpu);
-    for (auto d : drops)
-        if (h_->drop_window) h_->drop_window(d);
-    if (e.kind == EventKind::Lost) lost_ += static_cast<std::uint64_t>(std::max<std::int64_t>(e.get(slot::lost_count).value_or(0), 0));
-    window_.push_back({e, now_});
-}
-
-void Follow::release(bool all) {
-    while (!window_.empty() && (all || window_.size() > options_.lookahead_events || now_ - window_.front().arrived >= options_.hold)) {
-        Event& e = window_.front().e;
-        std::tie(e.vm, e.vcpu) = attribution_->owner(e);
-        ++handed_;
-        if (h_->event) h_->event(e);
-        window_.pop_front();
-    }
-}
+std::uint64_t Follow::events() const { return feed_->events(); }
+std::uint64_t Follow::lost_events() const { return feed_->lost_events(); }
 
 bool Follow::step(std::chrono::milliseconds wait, const Handlers& h) {
     h_ = &h;
     if (ended_) {
-        release(true);
+        feed_->release(true, now_, h);
         return false;
     }
     pollfd p{fd_, POLLIN, 0};
@@ -65,8 +46,8 @@ bool Follow::step(std::chrono::milliseconds wait, const Handlers& h) {
             ended_ = true;
             if (!partial_.empty()) text_->line(partial_, ++lineno_, true);
             text_->end(partial_.empty() ? 0 : lineno_, t_);
-            attribution_->end();
-            release(true);
+            feed_->end();
+            feed_->release(true, now_, h);
             return false;
         }
         if (n > 0) {
@@ -94,7 +75,7 @@ bool Follow::step(std::chrono::milliseconds wait, const Handlers& h) {
         text_->idle();
         idle_ = true;
     }
-    release(false);
+    feed_->release(false, now_, h);
     return true;
 }
 

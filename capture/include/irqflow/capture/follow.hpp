@@ -6,7 +6,6 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,7 +15,7 @@
 
 namespace irqflow {
 
-class LiveAttribution;
+class LiveFeed;
 class TextLines;
 
 struct FollowOptions {
@@ -30,13 +29,17 @@ struct FollowOptions {
     std::chrono::milliseconds idle{50};
 };
 
+// What a live source hands over, in order: the vCPUs and drops it learns before the
+// events they concern, then each event attributed.
+struct LiveHandlers {
+    std::function<void(VmId, const VcpuInfo&)> vcpu;  // a vCPU became known, or changed
+    std::function<void(std::size_t)> drop_window;     // a drop's lost events may start at this event index
+    EventSink event;                                   // each event, attributed, in input order
+};
+
 class Follow {
 public:
-    struct Handlers {
-        std::function<void(VmId, const VcpuInfo&)> vcpu;  // a vCPU became known, or changed
-        std::function<void(std::size_t)> drop_window;     // a drop's lost events may start at this event index
-        EventSink event;                                   // each event, attributed, in input order
-    };
+    using Handlers = LiveHandlers;
     // `shown`: the input's name in messages ("<stdin>"); `fd` is read, not closed.
     Follow(std::string shown, int fd, const FollowOptions& options = {});
     ~Follow();
@@ -48,28 +51,20 @@ public:
     bool step(std::chrono::milliseconds wait, const Handlers& h);
     // Meta, names, VMs and vCPUs so far, thread names, the record → line runs.
     const Trace& trace() const { return t_; }
-    std::uint64_t events() const { return handed_; }
-    std::uint64_t lost_events() const { return lost_; }
+    std::uint64_t events() const;
+    std::uint64_t lost_events() const;
 
 private:
-    struct Held {
-        Event e;
-        std::chrono::steady_clock::time_point arrived;
-    };
-    void arrived(const Event& e);
-    void release(bool all);
-
     std::string shown_;
     int fd_;
     FollowOptions options_;
     Trace t_;
-    std::unique_ptr<LiveAttribution> attribution_;
+    std::unique_ptr<LiveFeed> feed_;
     std::unique_ptr<TextLines> text_;
     const Handlers* h_ = nullptr;
-    std::deque<Held> window_;
     std::string partial_;  // a line not ended yet
     std::vector<char> buffer_;
-    std::uint64_t lineno_ = 0, handed_ = 0, lost_ = 0;
+    std::uint64_t lineno_ = 0;
     std::chrono::steady_clock::time_point now_, last_input_;
     bool ended_ = false, idle_ = false;
 };
