@@ -19,6 +19,7 @@
 #include "irqflow/replay/statistics.hpp"
 #include "finding_format.hpp"
 #include "json.hpp"
+#include "live_printer.hpp"
 #include "pipeline.hpp"
 
 namespace irqflow::cli {
@@ -289,25 +290,8 @@ int run_follow(const CheckOptions& a) {
         fd = ::open(a.trace.c_str(), O_RDONLY | O_CLOEXEC);  // a FIFO: waits for its writer
         if (fd < 0) throw InputError(a.trace, {}, std::string("cannot open: ") + std::strerror(errno));
     }
-    const bool tty = ::isatty(2);
-    bool status_shown = false;
-    std::size_t roots = 0;
-    pipeline::LiveWatch watch;
-    watch.found = [&](const Finding& f, std::size_t, const Trace& t) {
-        if (status_shown) std::cerr << "\r\033[K" << std::flush;
-        if (a.json) std::cout << json_text(finding_json(f, t)) << '\n';
-        else if (!f.caused_by) print_root(f, t);
-        roots += !f.caused_by;
-        std::cout << std::flush;
-    };
-    std::uint64_t before = 0;  // events at the last status line
-    if (tty)
-        watch.status = [&](std::uint64_t events, std::uint64_t lost, std::size_t findings) {
-            std::cerr << "\r\033[Kirqflow: " << events << " events (" << (events - before) << "/s), " << lost << " lost, " << findings
-                      << " findings" << std::flush;
-            before = events;
-            status_shown = true;
-        };
+    LivePrinter printer(a.json);
+    const pipeline::LiveWatch watch = printer.watch();
     const pipeline::Checked c = [&] {
         try {
             return pipeline::check_live(shown, fd, a.replay, watch);
@@ -317,18 +301,7 @@ int run_follow(const CheckOptions& a) {
         }
     }();
     if (fd) ::close(fd);
-    if (status_shown) std::cerr << "\r\033[K" << std::flush;
-    if (a.json) {
-        Json j;
-        j["summary"] = json_summary(c.result);
-        j["input"] = {{"format", c.trace.meta.format}, {"warnings", c.trace.meta.warnings}, {"notes", c.trace.meta.notes}};
-        Json not_judged = Json::array();
-        for (const auto& n : c.result.not_judged) not_judged.push_back({{"rule", rule_info(n.rule).id}, {"why", n.why}});
-        j["not_judged"] = std::move(not_judged);
-        std::cout << json_text(j) << '\n';
-    } else {
-        print_summary(c.result, c.trace, roots > 0);
-    }
+    printer.end(c);
     return c.result.divergences() + c.result.liveness_failures() ? 1 : kExitOk;
 }
 
@@ -342,6 +315,47 @@ int run(const CheckOptions& a) {
 }
 
 }  // namespace
+
+LivePrinter::LivePrinter(bool json) : json_(json), tty_(::isatty(2) != 0) {}
+
+pipeline::LiveWatch LivePrinter::watch(std::function<void(const Finding&, const std::string& json)> root) {
+    pipeline::LiveWatch w;
+    w.found = [this, root](const Finding& f, std::size_t, const Trace& t) {
+        if (status_shown_) std::cerr << "\r\033[K" << std::flush;
+        const std::string line = json_ || (root && !f.caused_by) ? json_text(finding_json(f, t)) : std::string();
+        if (json_) std::cout << line << '\n';
+        else if (!f.caused_by) print_root(f, t);
+        std::cout << std::flush;
+        if (!f.caused_by) {
+            ++roots_;
+            if (root) root(f, line);
+        }
+    };
+    if (tty_)
+        w.status = [this](std::uint64_t events, std::uint64_t lost, std::size_t findings) {
+            std::cerr << "\r\033[Kirqflow: " << events << " events (" << (events - before_) << "/s), " << lost << " lost, " << findings
+                      << " findings" << std::flush;
+            before_ = events;
+            status_shown_ = true;
+        };
+    return w;
+}
+
+void LivePrinter::end(const pipeline::Checked& c) {
+    if (status_shown_) std::cerr << "\r\033[K" << std::flush;
+    if (json_) {
+        Json j;
+        j["summary"] = json_summary(c.result);
+        j["input"] = {{"format", c.trace.meta.format}, {"warnings", c.trace.meta.warnings}, {"notes", c.trace.meta.notes}};
+        Json not_judged = Json::array();
+        for (const auto& n : c.result.not_judged) not_judged.push_back({{"rule", rule_info(n.rule).id}, {"why", n.why}});
+        j["not_judged"] = std::move(not_judged);
+        std::cout << json_text(j) << '\n';
+    } else {
+        print_summary(c.result, c.trace, roots_ > 0);
+    }
+    std::cout << std::flush;
+}
 
 void add_check(CLI::App& app, Commands& out) {
     auto a = std::make_shared<CheckOptions>();

@@ -5,12 +5,15 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "irqflow/capture/follow.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -93,6 +96,74 @@ struct LiveOptions {
 };
 Checked check_live(const std::string& shown, int fd, const replay::ReplayOptions& options, const LiveWatch& watch,
                    const LiveOptions& live = {});
+
+// The half of a live check after its source (pipeline/live.cpp): the incremental
+// replay, told of vCPUs and drops as the source learns them, and the settling of its
+// findings. `names`: the source's trace (names, VMs), which must outlive this.
+class LiveCheck {
+public:
+    LiveCheck(const Trace& names, const replay::ReplayOptions& options, const LiveWatch& watch, const LiveOptions& live);
+    ~LiveCheck();
+    LiveCheck(const LiveCheck&) = delete;
+    LiveCheck& operator=(const LiveCheck&) = delete;
+    // What the source hands its events to.
+    const LiveHandlers& handlers() const { return h_; }
+    // Between the source's steps: settled findings go out, the status about once a second.
+    void tick(std::uint64_t events, std::uint64_t lost);
+    // The source ended: the replay decides what waited for more evidence, every finding
+    // not handed over yet goes out, in order.
+    Checked finish();
+
+private:
+    struct Pending {
+        std::size_t index;
+        std::uint64_t at_event;
+        std::chrono::steady_clock::time_point at;
+    };
+    void settle(bool all);
+
+    const Trace& names_;
+    const LiveWatch& watch_;
+    LiveOptions live_;
+    std::unique_ptr<replay::StreamingReplay> replay_;
+    LiveHandlers h_;
+    std::deque<Pending> pending_;
+    std::size_t seen_ = 0;  // findings taken into pending_
+    std::uint64_t fed_ = 0;
+    std::chrono::steady_clock::time_point last_status_;
+};
+
+// `irqflow record --check` (ui/README.md, "Live check"): records as irqflow_record does
+// and checks the ring-buffer pages as they are read (capture's RingFollow), findings
+// handed to `watch.found` as for check_live. `started` learns the command's pid (-1:
+// none) before tracing starts; `stop` is asked after every read round and ends the
+// recording (the trace.dat is still written) when it says so. A recording that could
+// not be made throws RecordError; the check of one that was made is in `checked`.
+struct RecordCheck {
+    std::string output;
+    double duration_s = 0;
+    int pid = 0, buffer_kb = 0;
+    std::vector<std::string> command;
+    bool leave_command = false;  // ended by `stop`: leave the command as it is (not SIGTERM)
+    std::function<void(int pid)> started;
+    std::function<bool()> stop;
+};
+struct RecordError : std::runtime_error {
+    RecordError(int code, const std::string& what) : std::runtime_error(what), status(code) {}
+    int status;  // irqflow_record_status
+};
+struct Recorded {
+    Checked checked;
+    struct Cpu {
+        std::uint64_t recorded = 0, overrun = 0, dropped = 0;
+    };
+    std::vector<Cpu> cpus;
+    std::uint64_t lost = 0, late = 0;
+    int command_status = -1, stopped_by = 0, command_left = 0;
+    bool command_stopped = false, stopped_by_check = false;
+};
+Recorded record_check(const RecordCheck& request, const replay::ReplayOptions& options, const LiveWatch& watch,
+                      const LiveOptions& live = {});
 
 // Replay a stored session with the PV EOI semantics it was imported with, details
 // collected (what diff, push and the GUI need).

@@ -7,7 +7,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -24,15 +23,9 @@
 #include <tracefs.h>
 
 /* From trace-cmd-private.h (trace-cmd 3.1.6), exported by libtracecmd.so.1. */
-struct tracecmd_recorder;
 struct tracecmd_output;
 struct tracecmd_option;
 struct tracecmd_event_list;
-struct tracecmd_recorder *tracecmd_create_buffer_recorder(const char *file, int cpu, unsigned flags,
-                                                          struct tracefs_instance *instance);
-int tracecmd_start_recording(struct tracecmd_recorder *recorder, unsigned long sleep);
-int tracecmd_stop_recording(struct tracecmd_recorder *recorder);
-void tracecmd_free_recorder(struct tracecmd_recorder *recorder);
 struct tracecmd_output *tracecmd_output_create(const char *output_file);
 int tracecmd_output_set_version(struct tracecmd_output *handle, int file_version);
 int tracecmd_output_write_headers(struct tracecmd_output *handle, struct tracecmd_event_list *list);
@@ -52,18 +45,15 @@ static void say(char *err, size_t len, const char *fmt, ...) {
     va_end(ap);
 }
 
-struct cpu_worker {
-    pthread_t thread;
-    struct tracecmd_recorder *rec;
+/* One host CPU's ring buffer, read page by page into its .cpuN file (which the
+ * trace.dat takes at the end). Read here rather than by libtracecmd's recorder threads:
+ * those splice whole pages only, so a CPU with few events would hold its page back for
+ * as long as it takes to fill, and a live check could not judge anything before it. */
+struct cpu_reader {
+    struct tracefs_cpu *tcpu;
+    int fd;
     char *file;
-    int started;
 };
-
-static void *record_cpu(void *arg) {
-    struct cpu_worker *w = arg;
-    tracecmd_start_recording(w->rec, 1000);
-    return NULL;
-}
 
 /* Limits the instance's events to the threads of pid (and what they fork). */
 static int filter_pid(struct tracefs_instance *inst, int pid, char *err, size_t errlen) {
@@ -130,7 +120,7 @@ static char *cpu_stats(struct tracefs_instance *inst, int cpu) {
 
 enum { OPTION_CPUSTAT = 2 };
 
-static int write_dat(const char *output, int cpus, struct cpu_worker *w, struct tracefs_instance *inst, char **stats,
+static int write_dat(const char *output, int cpus, struct cpu_reader *r, struct tracefs_instance *inst, char **stats,
                      char *err, size_t errlen) {
     struct tracecmd_output *out = tracecmd_output_create(output);
     if (!out) {
@@ -151,7 +141,7 @@ static int write_dat(const char *output, int cpus, struct cpu_worker *w, struct 
     for (int c = 0; ok && c < cpus; c++)
         if (stats[c]) tracecmd_add_option(out, OPTION_CPUSTAT, (int)strlen(stats[c]) + 1, stats[c]);
     char **files = calloc((size_t)cpus, sizeof *files);
-    for (int c = 0; files && c < cpus; c++) files[c] = w[c].file;
+    for (int c = 0; files && c < cpus; c++) files[c] = r[c].file;
     ok = ok && files && tracecmd_write_cmdlines(out) == 0 && tracecmd_append_cpu_data(out, cpus, files) == 0;
     free(files);
     tracecmd_output_close(out);
@@ -159,13 +149,36 @@ static int write_dat(const char *output, int cpus, struct cpu_worker *w, struct 
     return ok ? 0 : -1;
 }
 
-/* Stops every started per-CPU recorder and joins its thread (tracing already off). */
-static void stop_workers(struct cpu_worker *w, int cpus) {
-    for (int c = 0; w && c < cpus; c++) {
-        if (w[c].rec && w[c].started) tracecmd_stop_recording(w[c].rec);
-        if (w[c].started) pthread_join(w[c].thread, NULL);
-        w[c].started = 0;
+/* Reads every CPU's buffer until it is empty: each page (a partial one too: the kernel
+ * hands out what is committed) goes to its CPU's file, whole, and to the live reader.
+ * Returns the pages read, or -1 when a file cannot be written; *stop is set when the
+ * live reader asks to end. */
+static long read_round(struct cpu_reader *r, int cpus, unsigned char *page, int page_size,
+                       const struct irqflow_record_live *live, int *stop, char *err, size_t errlen) {
+    long pages = 0;
+    for (int c = 0; c < cpus; c++) {
+        int n;
+        while (r[c].tcpu && (n = tracefs_cpu_read(r[c].tcpu, page, true)) > 0) {
+            if (n < page_size) memset(page + n, 0, (size_t)(page_size - n));
+            if (write(r[c].fd, page, (size_t)page_size) != (ssize_t)page_size) {
+                say(err, errlen, "cannot write %s: %s", r[c].file, strerror(errno));
+                return -1;
+            }
+            pages++;
+            if (live && live->page && live->page(live->ctx, c, page, page_size)) *stop = 1;
+        }
     }
+    return pages;
+}
+
+/* How long a quiet round waits before the next: what a live alert may wait for its
+ * page, well inside the live check's second (ui/README.md, "Live check"). */
+enum { kRoundPause = 50 * 1000 /* µs */ };
+
+static unsigned long long mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec;
 }
 
 /* Starts argv stopped on a pipe (released once tracing is on, so its first events are
@@ -182,6 +195,11 @@ static pid_t start_command(char *const *argv, int go[2], int exec_err[2]) {
     int e = errno;
     if (write(exec_err[1], &e, sizeof e) != (ssize_t)sizeof e) _exit(127);
     _exit(127);
+}
+
+struct tep_handle *irqflow_record_formats(void) {
+    const char *systems[] = {"kvm", NULL};
+    return tracefs_local_events_system(NULL, systems);
 }
 
 void irqflow_record_free(struct irqflow_record_result *r) {
@@ -237,16 +255,28 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
     }
     int status = IRQFLOW_RECORD_FAILED;
     int cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
-    struct cpu_worker *w = calloc((size_t)cpus, sizeof *w);
+    struct cpu_reader *r = calloc((size_t)cpus, sizeof *r);
     char **stats = calloc((size_t)cpus, sizeof *stats);
+    unsigned char *page = NULL;
+    int page_size = 0, live_stop = 0;
     pid_t child = -1;
     int go[2] = {-1, -1}, exec_err[2] = {-1, -1};
-    if (!w || !stats) {
+    const struct irqflow_record_live *live = o->live;
+    if (!r || !stats) {
         say(err, errlen, "out of memory");
         goto out;
     }
+    for (int c = 0; c < cpus; c++) r[c].fd = -1;
     tracefs_trace_off(inst);
     tracefs_instance_set_buffer_size(inst, (size_t)(o->buffer_kb > 0 ? o->buffer_kb : 8192), -1);
+    /* A live reader merges the CPUs by time while they are written, and knows a CPU has
+     * nothing older than the moment it was read dry: that needs one clock on every CPU
+     * that user space can read too, which "mono" is (CLOCK_MONOTONIC). */
+    if (live && tracefs_instance_file_write(inst, "trace_clock", "mono") < 0) {
+        say(err, errlen, "cannot set the trace clock of the tracefs instance to mono");
+        status = IRQFLOW_RECORD_UNAVAILABLE;
+        goto out;
+    }
     if (tracefs_event_enable(inst, "kvm", NULL) < 0) {
         say(err, errlen, "cannot enable kvm events in the tracefs instance");
         status = IRQFLOW_RECORD_UNAVAILABLE;
@@ -273,27 +303,25 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         }
     }
     for (int c = 0; c < cpus; c++) {
-        if (asprintf(&w[c].file, "%s.cpu%d", o->output, c) < 0) {
-            w[c].file = NULL;
+        if (asprintf(&r[c].file, "%s.cpu%d", o->output, c) < 0) {
+            r[c].file = NULL;
             say(err, errlen, "out of memory");
             goto out;
         }
-        w[c].rec = tracecmd_create_buffer_recorder(w[c].file, c, 0, inst);
-        if (!w[c].rec) {
-            say(err, errlen, "cannot create %s for CPU %d's events: %s", w[c].file, c, strerror(errno));
+        r[c].fd = open(r[c].file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (r[c].fd < 0) {
+            say(err, errlen, "cannot create %s for CPU %d's events: %s", r[c].file, c, strerror(errno));
             goto out;
         }
+        /* A CPU that is offline has no buffer to read: its file stays empty. */
+        r[c].tcpu = tracefs_cpu_open(inst, c, true);
+        if (r[c].tcpu && tracefs_cpu_read_size(r[c].tcpu) > page_size) page_size = tracefs_cpu_read_size(r[c].tcpu);
     }
-    {
-        /* The recorder threads never take the stop signals: only the loop below does. */
-        sigset_t block, old;
-        sigemptyset(&block);
-        sigaddset(&block, SIGINT);
-        sigaddset(&block, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &block, &old);
-        for (int c = 0; c < cpus; c++) w[c].started = pthread_create(&w[c].thread, NULL, record_cpu, &w[c]) == 0;
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (page_size <= 0 || !(page = calloc(1, (size_t)page_size))) {
+        say(err, errlen, "cannot open any CPU's ring buffer of the tracefs instance");
+        goto out;
     }
+    if (live && live->start && live->start(live->ctx, cpus, page_size, (int)child)) live_stop = 1;
     tracefs_trace_on(inst);
     if (child > 0) {
         int e = 0;
@@ -303,7 +331,6 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         if (n == (ssize_t)sizeof e) {  /* exec failed: nothing to record */
             say(err, errlen, "cannot run %s: %s", o->argv[0], strerror(e));
             tracefs_trace_off(inst);
-            stop_workers(w, cpus);
             waitpid(child, NULL, 0);
             child = -1;
             status = IRQFLOW_RECORD_NO_COMMAND;
@@ -311,11 +338,17 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         }
     }
     double end = o->duration_s > 0 ? now_s() + o->duration_s : 0;
-    while (!stop_signal) {
+    while (!stop_signal && !live_stop) {
+        /* Every CPU read dry each round: what a live reader gets is never older than
+         * a round, and an idle CPU holds nothing back. */
+        const unsigned long long before = mono_ns();
+        const long pages = read_round(r, cpus, page, page_size, live, &live_stop, err, errlen);
+        if (pages < 0) goto out;
+        if (live && live->drained && live->drained(live->ctx, before)) live_stop = 1;
         if (child > 0) {
             int st;
-            pid_t r = waitpid(child, &st, WNOHANG);
-            if (r == child) {
+            pid_t w = waitpid(child, &st, WNOHANG);
+            if (w == child) {
                 res->command_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                 child = -1;
                 if (end == 0) break;
@@ -324,11 +357,20 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
             break;
         }
         if (end && now_s() >= end) break;
-        usleep(20000);
+        /* A busy round is followed at once by the next one; a quiet one waits a little. */
+        if (pages < 64) usleep(kRoundPause);
     }
     res->stopped_by = stop_signal;
+    res->stopped_by_live = live_stop;
     tracefs_trace_off(inst);
-    stop_workers(w, cpus);
+    /* What was written before tracing stopped: read until every buffer is empty (the
+     * live reader gets it too, unless it asked for the end). */
+    for (;;) {
+        int ignored = 0;
+        const long pages = read_round(r, cpus, page, page_size, live_stop ? NULL : live, &ignored, err, errlen);
+        if (pages < 0) goto out;
+        if (pages == 0) break;
+    }
     res->per_cpu = calloc((size_t)cpus, sizeof *res->per_cpu);
     for (int c = 0; c < cpus; c++) {
         stats[c] = cpu_stats(inst, c);
@@ -337,34 +379,39 @@ int irqflow_record(const struct irqflow_record_opts *o, struct irqflow_record_re
         res->overrun += over + dropped;
     }
     for (int c = 0; c < cpus; c++) {
-        tracecmd_free_recorder(w[c].rec);
-        w[c].rec = NULL;
+        if (r[c].tcpu) tracefs_cpu_close(r[c].tcpu);
+        r[c].tcpu = NULL;
+        if (r[c].fd >= 0) close(r[c].fd);
+        r[c].fd = -1;
     }
     res->cpus = cpus;
-    if (write_dat(o->output, cpus, w, inst, stats, err, errlen) == 0) status = IRQFLOW_RECORD_OK;
+    if (write_dat(o->output, cpus, r, inst, stats, err, errlen) == 0) status = IRQFLOW_RECORD_OK;
 out:
     if (go[0] >= 0) close(go[0]);
     if (go[1] >= 0) close(go[1]);
     if (exec_err[0] >= 0) close(exec_err[0]);
     if (exec_err[1] >= 0) close(exec_err[1]);
-    if (child > 0) {  /* the recording ended while the command still runs: stop it */
+    if (child > 0 && !(live_stop && o->leave_command)) {  /* the recording ended while the command still runs: stop it */
         int st;
         kill(child, SIGTERM);
         res->command_stopped = 1;
         if (waitpid(child, &st, 0) == child) res->command_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    } else if (child > 0) {
+        res->command_left = (int)child;
     }
     tracefs_trace_off(inst);
-    stop_workers(w, cpus);
-    for (int c = 0; w && c < cpus; c++) {
-        if (w[c].rec) tracecmd_free_recorder(w[c].rec);
-        if (w[c].file) {
-            unlink(w[c].file);
-            free(w[c].file);
+    for (int c = 0; r && c < cpus; c++) {
+        if (r[c].tcpu) tracefs_cpu_close(r[c].tcpu);
+        if (r[c].fd >= 0) close(r[c].fd);
+        if (r[c].file) {
+            unlink(r[c].file);
+            free(r[c].file);
         }
     }
+    free(page);
     for (int c = 0; stats && c < cpus; c++) free(stats[c]);
     free(stats);
-    free(w);
+    free(r);
     tracefs_event_disable(inst, NULL, NULL);
     tracefs_instance_destroy(inst);
     tracefs_instance_free(inst);
