@@ -16,6 +16,9 @@ rounds=$(sed -n 's/.*irqflow\.rounds=\([0-9]*\).*/\1/p' /proc/cmdline); rounds=$
 plain "irqflow-workload: start, $(nproc) cpus, $rounds round(s)"
 say "pv features: $(dmesg | grep -o 'kvm-guest: .*' | tr '\n' ';')"
 mkfifo /tmp/a /tmp/b /tmp/c /tmp/d
+# irqflow.illegal_ipi=1: first of all one IPI with an exception's vector
+# (samples/illegal-ipi.c), for the fail-fast run of a live check.
+if grep -q 'irqflow\.illegal_ipi=1' /proc/cmdline; then illegal-ipi > /dev/console; sleep 0.5; fi
 r=0
 while [ $r -lt $rounds ]; do r=$((r+1))
 # Ping-pong pairs on distinct CPUs: every hop wakes a task on another vCPU (IPI).

@@ -21,9 +21,10 @@ suite=${IRQFLOW_SUITE:-bookworm}
 mkdir -p "$cache" "$out"
 out=$(cd "$out" && pwd)
 
-# name | extra -cpu properties | extra guest cmdline | extra trace-cmd record options |
+# name | extra -cpu properties | extra guest cmdline | extra recorder options |
 #   vCPUs (default 4) | extra QEMU options | L1 setup before the run | recorder niceness |
-#   command trace-cmd runs under
+#   command the recorder runs under | recorder (default trace-cmd; irqflow: this tree's
+#   `irqflow record`, its stdout in <variant>-live.ndjson, stderr in <variant>-record.log)
 all_variants='pveoi-on||
 pveoi-on-again||
 pveoi-off|,kvm-pv-eoi=off|
@@ -36,6 +37,8 @@ lossy||| -b 4|||hogs|19
 pvspin||irqflow.rounds=2||6||slices
 pit||noapictimer|
 kvmstat||||||perfstat||perf kvm stat record -o /out/kvmstat.perf --
+livecheck|||--check --json||||||irqflow
+failfast||irqflow.illegal_ipi=1|--check --json --fail-fast --on-finding stop --on-finding-exec "cat > /out/failfast-hook.json"||||||irqflow
 long||irqflow.rounds=12|'
 # pveoi-on-again: pveoi-on's settings once more, a second run of the same workload
 #   (diff's noise test: two runs of one setup must show no significant change).
@@ -50,6 +53,12 @@ long||irqflow.rounds=12|'
 # kvmstat: `perf kvm stat record` around the same run, so kvmstat-perf-kvm-stat.txt
 #   holds perf's own report of the very exits in kvmstat.dat (README: irqflow stats next
 #   to it).
+# livecheck: `irqflow record --check` on the usual run; its live findings are compared
+#   with `irqflow check` of the file it wrote (tests/test_record_check.cpp).
+# failfast: the guest sends one IPI with the illegal vector 0x0f (samples/illegal-ipi.c);
+#   `record --check --fail-fast --on-finding stop` must end at that finding with QEMU
+#   stopped (L1 then kills it) and a trace.dat that `check` confirms; the finding's JSON
+#   as --on-finding-exec got it is failfast-hook.json.
 # "long" (a ~2M-event capture for benchmarks, not committed) runs only when named.
 if [ $# -eq 0 ]; then set -- $(echo "$all_variants" | cut -d'|' -f1 | grep -v '^long$'); fi
 if [ $# -gt 0 ]; then
@@ -61,7 +70,7 @@ fi
 
 need() { command -v "$1" >/dev/null || { echo "make-captures: '$1' missing (apt-get install $2)" >&2; exit 2; }; }
 need debootstrap debootstrap; need qemu-system-x86_64 qemu-system-x86; need cpio cpio
-need mkfs.ext4 e2fsprogs; need debugfs e2fsprogs
+need mkfs.ext4 e2fsprogs; need debugfs e2fsprogs; need zstd zstd
 
 mirror() {  # the Debian mirror this host's apt already uses (no host is hard-coded here)
   local m
@@ -72,7 +81,9 @@ mirror() {  # the Debian mirror this host's apt already uses (no host is hard-co
 
 # --- L1/L2 root filesystem: Debian kernel, QEMU, trace-cmd, perf -----------------
 rootfs=$cache/rootfs
-l1_pkgs="linux-image-amd64 qemu-system-x86 trace-cmd kmod busybox-static linux-perf"
+# (libtracecmd1 libpq5: what this tree's irqflow binary links besides the others'
+# dependencies, for the variants it records)
+l1_pkgs="linux-image-amd64 qemu-system-x86 trace-cmd kmod busybox-static linux-perf libtracecmd1 libpq5"
 if [ ! -e "$rootfs/.done" ]; then
   rm -rf "$rootfs"
   debootstrap --variant=minbase "$suite" "$rootfs" "$(mirror)"
@@ -98,7 +109,7 @@ cp "$rootfs/bin/busybox" "$l2/bin/busybox"
 # dependencies. modules.dep lists a module's dependencies so that loading them
 # from last to first works.
 : > "$l2/modules.order"
-for target in virtio_pci virtio_blk; do
+for target in virtio_pci virtio_blk msr; do
   line=$(grep -E "/$target\.ko(\.xz|\.zst)?:" "$rootfs/lib/modules/$kver/modules.dep" || true)
   [ -n "$line" ] || continue
   deps=${line#*:}
@@ -115,19 +126,34 @@ done
 cp "$here/guest-workload.sh" "$l2/init"; chmod +x "$l2/init"
 need gcc "gcc libc6-dev"
 gcc -O2 -static -pthread -o "$l2/bin/ipi-storm" "$here/ipi-storm.c"
+gcc -O2 -static -o "$l2/bin/illegal-ipi" "$here/illegal-ipi.c"
 (cd "$l2" && find . | cpio -o -H newc --quiet | gzip -1) > "$cache/l2-initrd.gz"
 
-run_l2_cmd() {  # $1 variant line, $2 dir for outputs, $3 kernel, $4 initrd, $5 disk
-  local name cpu append topts smp qopts setup nice wrap pre=
-  IFS='|' read -r name cpu append topts smp qopts setup nice wrap <<< "$1"
+run_l2_cmd() {  # $1 variant line, $2 dir for outputs, $3 kernel, $4 initrd, $5 disk, $6 irqflow binary
+  local name cpu append topts smp qopts setup nice wrap rec pre= recorder serial after=
+  IFS='|' read -r name cpu append topts smp qopts setup nice wrap rec <<< "$1"
   if [ -n "$nice" ]; then pre="nice -n $nice"; fi
+  recorder="trace-cmd record -e kvm $topts"
+  serial="-chardev stdio,id=ser,signal=off,logfile=$2/$name-serial.log"
+  if [ "$rec" = irqflow ]; then
+    # irqflow's stdout carries its findings: the console goes to the log file only, and
+    # a QEMU that --on-finding stop left stopped is killed after it
+    recorder="$6 record $topts"
+    serial="-chardev file,id=ser,path=$2/$name-serial.log"
+    after=" > $2/$name-live.ndjson 2> $2/$name-record.log; busybox killall -9 timeout qemu-system-x86_64 2>/dev/null"
+  fi
   # the recorder alone is niced: the guest's nice -n -$nice brings it back to 0
-  echo "$pre $wrap trace-cmd record -e kvm $topts -o $2/$name.dat -- ${nice:+nice -n -$nice} timeout 300 qemu-system-x86_64 -enable-kvm" \
+  echo "$pre $wrap $recorder -o $2/$name.dat -- ${nice:+nice -n -$nice} timeout 300 qemu-system-x86_64 -enable-kvm" \
        "-M pc -cpu host$cpu -smp ${smp:-4} -m 256 $qopts -nodefaults -display none -monitor none -no-reboot" \
        "-kernel $3 -initrd $4 -drive file=$5,if=virtio,format=raw" \
-       "-chardev stdio,id=ser,signal=off,logfile=$2/$name-serial.log -serial chardev:ser" \
-       "-append 'console=ttyS0 quiet pci=noearly pci=nomsi panic=-1 $append'"
+       "$serial -serial chardev:ser" \
+       "-append 'console=ttyS0 quiet pci=noearly pci=nomsi panic=-1 $append'$after"
 }
+# The irqflow binary the irqflow-recorded variants run (this tree's build by default).
+irqflow_bin=${IRQFLOW_BIN:-$here/../build/ui/irqflow}
+if echo "$variants" | grep -q '|irqflow$'; then
+  [ -x "$irqflow_bin" ] || { echo "make-captures: no irqflow binary at $irqflow_bin (build first, or set IRQFLOW_BIN)" >&2; exit 2; }
+fi
 
 if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
   # Hardware KVM: record right here.
@@ -135,7 +161,7 @@ if grep -qwE 'vmx|svm' /proc/cpuinfo && [ -w /dev/kvm ]; then
   dd if=/dev/urandom of="$cache/l2-disk.img" bs=1M count=4 status=none
   echo "$variants" | while IFS= read -r v; do
     [ -n "$v" ] || continue
-    eval "$(run_l2_cmd "$v" "$out" "$vmlinuz" "$cache/l2-initrd.gz" "$cache/l2-disk.img")" || true
+    eval "$(run_l2_cmd "$v" "$out" "$vmlinuz" "$cache/l2-initrd.gz" "$cache/l2-disk.img" "$irqflow_bin")" || true
   done
   exit 0
 fi
@@ -146,6 +172,7 @@ stage=$cache/stage; rm -rf "$stage"; mkdir -p "$stage/irqflow"
 cp "$vmlinuz" "$stage/irqflow/vmlinuz"
 cp "$cache/l2-initrd.gz" "$stage/irqflow/l2-initrd.gz"
 dd if=/dev/urandom of="$stage/irqflow/disk.img" bs=1M count=4 status=none
+if [ -x "$irqflow_bin" ]; then mkdir -p "$stage/irqflow/bin"; cp "$irqflow_bin" "$stage/irqflow/bin/irqflow"; fi
 {
   echo '#!/bin/sh'
   echo 'exec > /dev/console 2>&1'
@@ -173,7 +200,7 @@ dd if=/dev/urandom of="$stage/irqflow/disk.img" bs=1M count=4 status=none
     setup=$(echo "$v" | cut -d'|' -f7)
     echo "echo '== variant ${v%%|*}'"
     if [ -n "$setup" ]; then echo "$setup"; fi
-    echo "$(run_l2_cmd "$v" /out /irqflow/vmlinuz /irqflow/l2-initrd.gz /irqflow/disk.img) < /dev/null; sync"
+    echo "$(run_l2_cmd "$v" /out /irqflow/vmlinuz /irqflow/l2-initrd.gz /irqflow/disk.img /irqflow/bin/irqflow) < /dev/null; sync"
     if [ -n "$setup" ]; then echo "un$setup"; fi
   done
   echo 'sync; umount /out; echo o > /proc/sysrq-trigger; sleep 5'
@@ -196,6 +223,12 @@ timeout 3600 qemu-system-x86_64 -accel tcg,thread=multi -cpu qemu64,+svm,+npt -s
 rm -rf "$cache/outdir"; mkdir -p "$cache/outdir"
 debugfs -R "rdump / $cache/outdir" "$outimg" >/dev/null 2>&1
 for f in "$cache"/outdir/*.dat "$cache"/outdir/*-serial.log "$cache"/outdir/*-perf-kvm-stat*.txt \
+         "$cache"/outdir/*-live.ndjson "$cache"/outdir/*-record.log "$cache"/outdir/*-hook.json \
          "$cache"/outdir/host-kernel.txt; do
   if [ -e "$f" ]; then cp -v "$f" "$out"/; fi
+done
+# irqflow writes raw v6 pages, a partial one per CPU every read round: its files are
+# kept compressed (7 MB -> 0.6 MB; the tests inflate them with libzstd)
+for n in $(echo "$variants" | awk -F'|' '$10 == "irqflow" {print $1}'); do
+  if [ -e "$out/$n.dat" ]; then zstd -q -19 -f --rm "$out/$n.dat" -o "$out/$n.dat.zst"; fi
 done

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "helpers.hpp"
+#include "record_helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 
 using namespace irqflow;
@@ -96,34 +97,6 @@ TEST_CASE("record refuses clearly without what it needs", "[cli][record]") {
     }
 }
 
-namespace {
-// One `irqflow record` in the background (its stderr to `err`), optionally sent `signal`
-// once its tracefs instance exists; its pid and exit status. Tests run in parallel, so
-// "nothing left" is judged on this recorder's own instance, irqflow_<pid>.
-struct Recording {
-    int pid = 0, status = -1;
-};
-Recording record(const std::string& args, const std::filesystem::path& err, const std::string& signal = "") {
-    std::string script = cli() + " record " + args + " 2>'" + err.string() + "' & P=$!; ";
-    if (!signal.empty())
-        script += "for i in $(seq 200); do [ -d /sys/kernel/tracing/instances/irqflow_$P ] && break; sleep 0.05; done; kill -" + signal + " $P; ";
-    script += "wait $P; echo \"$P $?\"";
-    auto r = run("sh -c '" + script + "'");
-    Recording out;
-    std::sscanf(r.out.c_str(), "%d %d", &out.pid, &out.status);
-    return out;
-}
-bool recording_possible() {
-    if (geteuid() != 0) return false;
-    auto probe = scratch("probe.dat");
-    return run(cli() + " record -o '" + probe.string() + "' --duration 0.1", true).status == 0;
-}
-// Neither this recorder's tracefs instance nor a per-CPU temp file next to `out` is left.
-void check_nothing_left(const Recording& r, const std::filesystem::path& out) {
-    CHECK_FALSE(std::filesystem::exists("/sys/kernel/tracing/instances/irqflow_" + std::to_string(r.pid)));
-    CHECK_FALSE(std::filesystem::exists(out.string() + ".cpu0"));
-}
-}  // namespace
 
 TEST_CASE("record writes a trace.dat that trace-cmd report and our reader open", "[cli][record]") {
     if (!recording_possible()) {
