@@ -66,6 +66,8 @@ TEST_CASE("record --check in a real run: the live findings and statistics are th
     b.erase("unsynced_events");
     CHECK(a == b);
     CHECK(b["injections_checked"].get<long>() > 2000);  // a real run's worth was judged
+    // the clock the live merge relies on is the one the file names
+    CHECK(run(cli() + " check '" + dat + "'").out.find("clock mono;") != std::string::npos);
     // what the recorder said of the same run: every event it read was kept
     const std::string log = read_file(sample("livecheck-record.log"));
     CHECK(log.find("irqflow record: wrote /out/livecheck.dat: ") != std::string::npos);
@@ -124,6 +126,7 @@ TEST_CASE("record --check on this host checks what it records (its summary last)
     CHECK(lines.back()["input"]["format"] == "live ring buffer (irqflow record)");
     const auto off = run(cli() + " check --json '" + out.string() + "'");
     CHECK(Json::parse(off.out)["summary"] == lines.back()["summary"]);
+    CHECK(run(cli() + " check '" + out.string() + "'").out.find("clock mono;") != std::string::npos);
     CHECK(read_file(err).find("wrote " + out.string() + ": ") != std::string::npos);
     check_nothing_left(rec, out);
     // a command that cannot run: as without --check

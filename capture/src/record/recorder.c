@@ -135,7 +135,9 @@ static int write_dat(const char *output, int cpus, struct cpu_reader *r, struct 
         int n = snprintf(uname_buf, sizeof uname_buf, "%s %s %s %s", u.sysname, u.nodename, u.release, u.version);
         tracecmd_add_option(out, OPTION_UNAME, n + 1, uname_buf);
     }
-    char *clock = tracefs_get_clock(inst);
+    /* The instance's trace_clock file as it reads ("local global [mono] …"), as trace-cmd
+     * stores it: readers take the bracketed one (the clock's bare name was not found). */
+    char *clock = tracefs_instance_file_read(inst, "trace_clock", NULL);
     if (ok && clock) tracecmd_add_option(out, OPTION_TRACECLOCK, (int)strlen(clock) + 1, clock);
     free(clock);
     for (int c = 0; ok && c < cpus; c++)
