@@ -73,6 +73,14 @@ TEST_CASE("usage errors exit 64 and say what is valid", "[cli][usage]") {
     r = run(cli() + " record --duration 1", true);  // -o missing
     CHECK(r.status == 64);
     CHECK(r.out.find("--output is required") != std::string::npos);
+    // a first word that is no command is named, with the commands there are
+    r = run(cli() + " bogus", true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("irqflow: unknown command 'bogus'; the commands: events, stats, check,") != std::string::npos);
+    CHECK(r.out.find("record, help\n") != std::string::npos);
+    r = run(cli() + " chek " + trace, true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("unknown command 'chek'") != std::string::npos);
 }
 
 TEST_CASE("a database that does not exist is refused, not created, by sessions, query and rm", "[cli][usage]") {

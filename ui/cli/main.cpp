@@ -55,6 +55,21 @@ int main(int argc, char** argv) {
             std::cerr << app.help();
             return kExitUsage;
         }
+        // A first word that is no command: say so, with the list (CLI11 would only say
+        // that a subcommand is required).
+        if (const std::string first = argv[1]; !first.empty() && first[0] != '-') {
+            std::string names;
+            bool known = false;
+            for (auto* sub : app.get_subcommands({})) {
+                known = known || sub->get_name() == first;
+                names += (names.empty() ? "" : ", ") + sub->get_name();
+            }
+            if (!known) {
+                std::cerr << "irqflow: unknown command '" << first << "'; the commands: " << names
+                          << "\nRun `irqflow --help` for what each does.\n";
+                return kExitUsage;
+            }
+        }
         app.parse(argc, argv);
         for (auto& [sub, run] : commands)
             if (sub->parsed()) {
