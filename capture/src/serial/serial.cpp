@@ -239,6 +239,18 @@ std::optional<TimestampNs> boot_anchor(const Trace& trace, VmId vm) {
     return std::nullopt;
 }
 
+// Why a log may not match the UART writes: another boot's console when the printk
+// stamps say so; else, when the trace lost events, its gaps (the writes made during
+// them are not in it); else another console.
+std::string mismatch_cause(const Trace& trace, bool stamps_disagree) {
+    if (stamps_disagree) return " (another VM's or another boot's console?)";
+    std::size_t gaps = 0;
+    for (std::size_t i = 0; i < trace.events.size(); ++i) gaps += trace.events.kind(i) == EventKind::Lost;
+    if (gaps == 0) return " (another VM's or another boot's console?)";
+    return " (the trace lost events in " + std::to_string(gaps) + " gap" + (gaps == 1 ? "" : "s") +
+           ": the guest's writes during them are not in it)";
+}
+
 }  // namespace
 
 void align_serial(const Trace& trace, SerialLog& log, std::uint16_t port) {
@@ -278,7 +290,7 @@ void align_serial(const Trace& trace, SerialLog& log, std::uint16_t port) {
                      std::to_string(kMinRun) + "+" +
                      (runs.empty() ? std::string() : ", " + std::to_string(span) + " in their stretch") +
                      (stamps && !stamps_matched ? ", none of its " + std::to_string(stamps) + " printk stamps" : std::string()) +
-                     " (another VM's or another boot's console?)";
+                     mismatch_cause(trace, stamps && !stamps_matched);
     } else if (!best.bytes.empty()) {
         log.matched_bytes = covered;
         auto run = runs.begin();
