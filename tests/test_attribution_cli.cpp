@@ -228,3 +228,39 @@ TEST_CASE("a clean check of an excerpt says which rules had nothing to judge, an
     CHECK(rules.count("INJ-NOT-PENDING") == 0);
     CHECK(rules.count("NESTED-EVENT-LOST") == 1);
 }
+
+TEST_CASE("events numbers each record once and prints '-' for what the input lacks", "[cli][events]") {
+    // a lost-event marker is no record: it does not take the number of the record after it
+    const auto lost = run(cli() + " events '" + sample("lost.dat") + "'").out;
+    std::istringstream in(lost);
+    std::set<std::string> numbers;
+    std::size_t markers = 0, repeated = 0;
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream w(line);
+        std::string record;
+        w >> record;
+        if (line.find(" lost_events count=") != std::string::npos) {
+            ++markers;
+            CHECK(record == "-");
+            CHECK(line.find("       - -/- lost_events") != std::string::npos);  // no thread either
+        } else {
+            repeated += !numbers.insert(record).second;
+        }
+    }
+    CHECK(markers > 0);
+    CHECK(repeated == 0);
+    const auto json = run(cli() + " events --json '" + sample("lost.dat") + "' | grep -m1 lost_events").out;
+    CHECK(nlohmann::json::parse(json)["record"].is_null());
+    // an excerpt as posted without the CPU and task columns (timestamp, event, fields)
+    const auto excerpt = scratch("no-columns.txt");
+    write_file(excerpt,
+               "Here is what the host shows right before the guest hangs:\n"
+               "1907374.582981: kvm_entry: vcpu 1, rip 0xffffffffc0771aa2\n"
+               "1907374.582990: kvm_exit: vcpu 1 reason EPT_VIOLATION rip 0xffffffffc0771aa2 info 683 800000ec\n");
+    const auto text = run(cli() + " events '" + excerpt.string() + "'").out;
+    CHECK(text.find("       0 1907374.582981000 [---]       - vm0/vcpu1 kvm_entry") != std::string::npos);
+    CHECK(text.find("[-01]") == std::string::npos);
+    const auto j = nlohmann::json::parse(run(cli() + " events --json '" + excerpt.string() + "' | head -1").out);
+    CHECK(j["cpu"].is_null());
+    CHECK(j["tid"].is_null());
+}

@@ -66,10 +66,15 @@ std::string event_fields_text(const Trace& t, const Event& e) {
     return o;
 }
 
+// A lost-event marker is no record (it shares the number of the record it precedes),
+// and an excerpt without CPU or task columns has neither: "-" for each, never a number
+// that is not in the input.
 void print_event_text(std::ostream& o, const Trace& t, const Event& e) {
-    char head[96];
-    std::snprintf(head, sizeof head, "%8llu %s [%03d] %7d ", static_cast<unsigned long long>(e.record), ts_text(e.ts).c_str(),
-                  e.cpu.value(), e.tid.value());
+    char head[96], record[24] = "-", cpu[8] = "---", tid[16] = "-";
+    if (e.kind != EventKind::Lost) std::snprintf(record, sizeof record, "%llu", static_cast<unsigned long long>(e.record));
+    if (e.cpu.value() >= 0) std::snprintf(cpu, sizeof cpu, "%03d", e.cpu.value());
+    if (e.tid.value() >= 0) std::snprintf(tid, sizeof tid, "%d", e.tid.value());
+    std::snprintf(head, sizeof head, "%8s %s [%s] %7s ", record, ts_text(e.ts).c_str(), cpu, tid);
     o << head << who(e.vm, e.vcpu) << ' ' << t.name(e.name_id);
     const std::string fields = event_fields_text(t, e);
     if (!fields.empty()) o << ' ' << fields;
@@ -78,10 +83,13 @@ void print_event_text(std::ostream& o, const Trace& t, const Event& e) {
 
 void print_event_json(std::ostream& o, const Trace& t, const Event& e) {
     Json j;
-    j["record"] = e.record;
+    if (e.kind == EventKind::Lost) j["record"] = nullptr;  // as in the text: no record of its own
+    else j["record"] = e.record;
     j["ts_ns"] = e.ts.value();
-    j["cpu"] = e.cpu.value();
-    j["tid"] = e.tid.value();
+    if (e.cpu.value() >= 0) j["cpu"] = e.cpu.value();
+    else j["cpu"] = nullptr;
+    if (e.tid.value() >= 0) j["tid"] = e.tid.value();
+    else j["tid"] = nullptr;
     j["vm"] = json_id(e.vm, kUnknownVm);
     j["vcpu"] = json_id(e.vcpu, kUnknownVcpu);
     j["name"] = t.name(e.name_id);
