@@ -264,3 +264,41 @@ TEST_CASE("events numbers each record once and prints '-' for what the input lac
     CHECK(j["cpu"].is_null());
     CHECK(j["tid"].is_null());
 }
+
+TEST_CASE("events filters by vector, time span (trace time or +from the start) and text", "[cli][events]") {
+    const std::string dat = "'" + sample("pveoi-on.dat") + "'";
+    // every event about 0xec, and only those: accepts, injections, EOIs (real and PV)
+    const auto v = run(cli() + " events " + dat + " --vector 0xec --json").out;
+    std::istringstream in(v);
+    std::set<std::string> names;
+    std::size_t n = 0;
+    for (std::string line; std::getline(in, line); ++n) {
+        const auto j = nlohmann::json::parse(line);
+        names.insert(j["name"].get<std::string>());
+        const auto& f = j["fields"];
+        const int vec = f.contains("vec") ? f["vec"].get<int>() : f.contains("vector") ? f["vector"].get<int>() : -1;
+        CHECK(vec == 0xec);
+    }
+    CHECK(n > 1000);
+    CHECK(names == std::set<std::string>{"kvm_apic_accept_irq", "kvm_inj_virq", "kvm_eoi", "kvm_pv_eoi"});
+    CHECK(run(cli() + " events " + dat + " --vector 236 | wc -l").out == run(cli() + " events " + dat + " --vector 0xec | wc -l").out);
+    // a span in trace time and the same span from the start (the trace starts at 12.088411844 s)
+    const auto abs = run(cli() + " events " + dat + " --range 20.088411844:20.108411844").out;
+    const auto rel = run(cli() + " events " + dat + " --range +8s:+8.02s").out;
+    CHECK(!abs.empty());
+    CHECK(abs == rel);
+    CHECK(abs.find(" 20.08") != std::string::npos);
+    CHECK(abs.find(" 20.11") == std::string::npos);
+    // text of the printed line: the x2APIC ICR writes
+    const auto icr = run(cli() + " events " + dat + " --grep ecx=0x830").out;
+    CHECK(!icr.empty());
+    std::istringstream lines(icr);
+    for (std::string line; std::getline(lines, line);) CHECK(line.find("kvm_msr write=1(write) ecx=0x830") != std::string::npos);
+    // bad values are usage errors naming what is accepted
+    auto r = run(cli() + " events " + dat + " --vector 0x100", true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("a vector is 0..255") != std::string::npos);
+    r = run(cli() + " events " + dat + " --range 5:3", true);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("+TIME from the trace's start") != std::string::npos);
+}

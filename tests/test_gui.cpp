@@ -557,6 +557,12 @@ TEST_CASE("every GUI option is checked against the trace: a range outside it, a 
     CHECK(r.status == 64);
     CHECK(r.out.find("--range 1:2: outside the trace (") != std::string::npos);
     CHECK(r.out.find("pveoi-on.dat spans 12.088411 s .. 21.153422 s)") != std::string::npos);
+    // what the axis's relative row shows is accepted too: +TIME from the trace's start
+    CHECK(run_gui("--screenshot /dev/null --range +4.5s:+4.7s" + trace).status == 0);
+    CHECK(run_gui("--screenshot /dev/null --goto +4.5s" + trace).status == 0);
+    r = run_gui("--screenshot /dev/null --range +40s:+41s" + trace);
+    CHECK(r.status == 64);
+    CHECK(r.out.find("--range +40s:+41s: outside the trace (") != std::string::npos);
     r = run_gui("--screenshot /dev/null --inspect 13.2:7" + trace);
     CHECK(r.status == 64);
     CHECK(r.out.find("no lane 7; lanes are 0..3") != std::string::npos);

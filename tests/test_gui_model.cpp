@@ -20,9 +20,12 @@
 #include "statistics_model.hpp"
 #include "time_axis.hpp"
 #include "timeline_model.hpp"
+#include "time_text.hpp"
 
 using namespace irqflow;
 using namespace irqflow::test;
+using irqflow::ui::parse_time;
+using irqflow::ui::parse_time_range;
 using namespace irqflow::gui;
 
 namespace {
@@ -82,6 +85,14 @@ TEST_CASE("times and records to go to are parsed and found", "[gui][navigation]"
     CHECK_FALSE(parse_time("s"));
     CHECK_FALSE(parse_time("12.5 apples"));
     CHECK_FALSE(parse_time("nan"));
+    // relative to the trace's start, as the axis's second row shows it; spans of either
+    CHECK(parse_time("+4.5s", 20'000'000'000) == 24'500'000'000);
+    CHECK(parse_time("+300ms", 1'000) == 300'001'000);
+    CHECK_FALSE(parse_time("+-1s", 0));
+    CHECK(parse_time_range("14.0:14.2") == std::pair<std::int64_t, std::int64_t>{14'000'000'000, 14'200'000'000});
+    CHECK(parse_time_range("+4.5s:+4.7s", 10'000'000'000) == std::pair<std::int64_t, std::int64_t>{14'500'000'000, 14'700'000'000});
+    CHECK_FALSE(parse_time_range("14.2:14.0"));
+    CHECK_FALSE(parse_time_range("14.2"));
     const auto& L = pveoi_on();
     for (std::size_t i = 0; i < L.t.events.size(); i += 4099) {
         const auto& e = L.t.events[i];

@@ -1,8 +1,10 @@
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "args.hpp"
 #include "event_format.hpp"
+#include "time_text.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/serial.hpp"
 
@@ -10,10 +12,24 @@ namespace irqflow::cli {
 namespace {
 
 struct EventsOptions {
-    std::string trace, serial, kind;
-    int vcpu = -1;
+    std::string trace, serial, kind, range, grep;
+    int vcpu = -1, vector = -1;
     bool json = false;
 };
+
+// "0xec" or "236" (decimal otherwise, as --vcpu): a vector 0..255.
+int parse_vector(const std::string& text) {
+    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    std::size_t used = 0;
+    int v = -1;
+    try {
+        v = std::stoi(text, &used, hex ? 16 : 10);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || v < 0 || v > 255) throw CLI::ValidationError("--vector", text + ": a vector is 0..255 (0x00..0xff)");
+    return v;
+}
 
 std::string joined(const std::set<std::string>& s) {
     std::string out;
@@ -56,25 +72,46 @@ int run(const EventsOptions& a) {
         const std::string& n = t.name(e.name_id);
         return n == a.kind || n == "kvm_" + a.kind;
     };
+    const std::int64_t start = t.events.empty() ? 0 : t.events.ts(0).value();
+    std::optional<std::pair<std::int64_t, std::int64_t>> span;
+    if (!a.range.empty() && !(span = ui::parse_time_range(a.range, start)))
+        throw UsageError("--range " + a.range + ": A:B with A < B, each " + ui::kTimeSyntax);
     std::ios::sync_with_stdio(false);
     std::ostream& o = std::cout;
     std::size_t s = 0;
     auto flush_serial_until = [&](std::int64_t ts) {
-        if (!serial || (!a.kind.empty() && a.kind != "serial") || a.vcpu >= 0) return;
+        if (!serial || (!a.kind.empty() && a.kind != "serial") || a.vcpu >= 0 || a.vector >= 0) return;
         while (s < serial->lines.size() && (!serial->lines[s].host_ts || serial->lines[s].host_ts->value() <= ts)) {
+            const auto& l = serial->lines[s];
+            if ((span && (!l.host_ts || l.host_ts->value() < span->first)) || (!a.grep.empty() && l.text.find(a.grep) == std::string::npos)) {
+                ++s;
+                continue;
+            }
             if (a.json) print_serial_json(o, serial->lines[s], serial->vm);
             else print_serial_text(o, serial->lines[s], serial->vm);
             ++s;
         }
     };
+    std::ostringstream line;  // --grep matches the event's text line, in either output
     for (const auto& e : t.events) {
+        if (span && (e.ts.value() < span->first || e.ts.value() > span->second)) continue;
         flush_serial_until(e.ts.value());
         if (a.vcpu >= 0 && e.vcpu.value() != a.vcpu) continue;
         if (!kind_matches(e)) continue;
+        if (a.vector >= 0 && event_vector(e) != a.vector) continue;
+        if (!a.grep.empty()) {
+            line.str({});
+            print_event_text(line, t, e);
+            if (line.view().find(a.grep) == std::string_view::npos) continue;
+            if (!a.json) {
+                o << line.view();
+                continue;
+            }
+        }
         if (a.json) print_event_json(o, t, e);
         else print_event_text(o, t, e);
     }
-    flush_serial_until(INT64_MAX);
+    flush_serial_until(span ? span->second : INT64_MAX);
     o.flush();
     return o ? kExitOk : kExitBadInput;
 }
@@ -89,8 +126,16 @@ void add_events(CLI::App& app, Commands& out) {
     add_vcpu(*c, a->vcpu);
     c->add_option("--kind", a->kind, "only this event: its tracepoint name (kvm_exit) or short form (exit); serial: the console lines")
         ->type_name("NAME");
+    c->add_option_function<std::string>(
+           "--vector", [a](const std::string& v) { a->vector = parse_vector(v); },
+           "only events about this vector (0xec or 236): its accepts, injections, EOIs and ICR IPIs")
+        ->type_name("V");
+    c->add_option("--range", a->range, std::string("only events in this span: A:B, each ") + ui::kTimeSyntax)->type_name("A:B");
+    c->add_option("--grep", a->grep, "only events whose printed line contains TEXT (e.g. EXIT_MSR, ecx=0x830, rip=0xffff)")
+        ->type_name("TEXT");
     c->add_flag("--json", a->json, "one JSON object per line");
     c->footer(examples({"irqflow events samples/pveoi-on.dat --vcpu 1 --kind inj_virq",
+                        "irqflow events samples/pveoi-on.dat --vector 0xec --range +8s:+8.02s",
                         "irqflow events trace.dat --serial console.log --kind serial",
                         "trace-cmd report -i trace.dat > t.txt && irqflow events t.txt --json"}));
     out.emplace_back(c, [a] { return run(*a); });

@@ -66,6 +66,21 @@ std::string event_fields_text(const Trace& t, const Event& e) {
     return o;
 }
 
+std::optional<int> event_vector(const Event& e) {
+    std::optional<std::int64_t> v;
+    switch (e.kind) {
+    case EventKind::ApicAcceptIrq:
+    case EventKind::ApicvAcceptIrq: v = e.get(slot::accept_vec); break;
+    case EventKind::InjVirq: v = e.get(slot::inj_vector); break;
+    case EventKind::Eoi:
+    case EventKind::PvEoi: v = e.get(slot::eoi_vector); break;
+    case EventKind::ApicIpi: v = e.get(slot::ipi_vec); break;
+    default: break;
+    }
+    if (!v) return std::nullopt;
+    return static_cast<int>(*v);
+}
+
 // A lost-event marker is no record (it shares the number of the record it precedes),
 // and an excerpt without CPU or task columns has neither: "-" for each, never a number
 // that is not in the input.

@@ -1,6 +1,7 @@
 // How the CLI prints normalized events, one per line, in text and JSON; the GUI's
 // event table uses the same field text.
 #pragma once
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -8,6 +9,10 @@
 #include "irqflow/capture/trace.hpp"
 
 namespace irqflow::ui {
+
+// The vector an event is about (accepts, injections, EOIs, ICR IPIs), if any: what
+// `events --vector`, the GUI's vector filter and its search match.
+std::optional<int> event_vector(const Event& e);
 
 // The fields after the event name: "vector=0xec soft=0 ..." (exit reasons named).
 std::string event_fields_text(const Trace& t, const Event& e);

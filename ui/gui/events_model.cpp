@@ -2,21 +2,6 @@
 
 namespace irqflow::gui {
 
-std::optional<int> event_vector(const Event& e) {
-    std::optional<std::int64_t> v;
-    switch (e.kind) {
-    case EventKind::ApicAcceptIrq:
-    case EventKind::ApicvAcceptIrq: v = e.get(slot::accept_vec); break;
-    case EventKind::InjVirq: v = e.get(slot::inj_vector); break;
-    case EventKind::Eoi:
-    case EventKind::PvEoi: v = e.get(slot::eoi_vector); break;
-    case EventKind::ApicIpi: v = e.get(slot::ipi_vec); break;
-    default: break;
-    }
-    if (!v) return std::nullopt;
-    return static_cast<int>(*v);
-}
-
 EventRows events_in_view(const Trace& trace, const LaneLookup& lanes, const Filter& f, const ViewRange& v, std::size_t limit) {
     const auto& ev = trace.events;
     EventRows rows;

@@ -7,14 +7,15 @@
 #include <optional>
 #include <vector>
 
+#include "event_format.hpp"
 #include "irqflow/capture/trace.hpp"
 #include "navigation_model.hpp"
 #include "timeline_model.hpp"
 
 namespace irqflow::gui {
 
-// The vector an event is about (accepts, injections, EOIs, ICR IPIs), if any.
-std::optional<int> event_vector(const Event& e);
+// The vector an event is about: ui/common/event_format.hpp (the CLI's `events --vector` too).
+using ui::event_vector;
 
 // Events with a timestamp in the view, as a range of indices when nothing is filtered
 // and as a list otherwise (at most `limit`: beyond it the table asks to zoom in).

@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
                 ImGui::EndFrame();
                 break;
             }
-            if (overview_view && !o.range) U->nav.set(overview_view->t0, overview_view->t1);  // keep where the overview was looked at
+            if (overview_view && o.range.empty()) U->nav.set(overview_view->t0, overview_view->t1);  // keep where the overview was looked at
             glfwSetWindowTitle(win, ("irqflow - " + S->title).c_str());
             quiet_frames = 0;  // the new windows take a few frames to lay out
         }

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "time_text.hpp"
+
 namespace irqflow::gui {
 
 void Navigator::set(std::int64_t t0, std::int64_t t1) {
@@ -149,25 +151,9 @@ std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record
     return trace.events.ts(*i).value();
 }
 
-std::optional<std::int64_t> parse_time(std::string_view s) {
-    while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-    while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-    double scale = 1e9;
-    for (auto [suffix, mult] : {std::pair{"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}})
-        if (s.size() > std::string_view(suffix).size() && s.ends_with(suffix)) {
-            scale = mult;
-            s.remove_suffix(std::string_view(suffix).size());
-            break;
-        }
-    double v = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || p != s.data() + s.size() || s.empty() || !std::isfinite(v)) return std::nullopt;
-    return static_cast<std::int64_t>(std::llround(v * scale));
-}
-
 std::optional<GoToTarget> go_to_target(const Trace& trace, std::string_view text) {
     if (text.empty() || text[0] != '#') {
-        const auto ts = parse_time(text);
+        const auto ts = ui::parse_time(text, trace.events.empty() ? 0 : trace.events.ts(0).value());
         if (!ts) return std::nullopt;
         return GoToTarget{*ts, std::nullopt};
     }

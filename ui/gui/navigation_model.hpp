@@ -67,11 +67,8 @@ std::optional<std::size_t> event_of_record(const Trace& trace, std::uint64_t rec
 // count); nullopt past the end.
 std::optional<std::int64_t> record_time(const Trace& trace, std::uint64_t record);
 
-// "12.5", "12.5s", "300ms", "17us", "123ns" (trace time) → ns; nullopt on garbage.
-std::optional<std::int64_t> parse_time(std::string_view text);
-
 // Where "go to" lands: "#1234" is raw record 1234 (its time and event), anything else a
-// time (parse_time).
+// time (ui/common/time_text.hpp: trace time, or +TIME from the trace's first event).
 struct GoToTarget {
     std::int64_t ts;
     std::optional<std::size_t> event;  // index into trace.events

@@ -8,6 +8,7 @@
 #include "go_to.hpp"
 #include "search_model.hpp"
 #include "time_axis.hpp"
+#include "time_text.hpp"
 
 namespace irqflow::gui {
 namespace {
@@ -45,18 +46,13 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
         ->needs(compare_arg);
     app.add_option("SESSION", o.src.db_session, "with a database: the session's id or name (left out: pick one)");
     app.add_option("--serial", o.src.serial, "the guest's serial console log of the same run")->type_name("LOG")->excludes(compare_arg);
-    app.add_option_function<std::string>(
-           "--range", [&o](const std::string& v) { o.range = pair_of<double>(v); },
-           "show this time span first, in seconds of the trace clock, A < B")
+    app.add_option("--range", o.range, std::string("show this time span first: A:B, each ") + ui::kTimeSyntax + ", A < B")
         ->type_name("A:B")
         ->check(CLI::Validator(
-            [](std::string& v) {
-                const auto r = pair_of<double>(v);
-                return r && r->first < r->second ? std::string() : "A:B seconds with A < B, e.g. 12.5:13";
-            },
-            "", ""));
+            [](std::string& v) { return ui::parse_time_range(v) ? std::string() : "A:B with A < B, e.g. 12.5:13 or +4.5s:+4.7s"; }, "",
+            ""));
     app.add_option("--goto", o.go_to,
-                   "zoom to this time (seconds, or 300ms, 17us) or #RECORD (a line of trace-cmd report): the cursor there, its row selected")
+                   std::string("zoom to this time (") + ui::kTimeSyntax + ") or #RECORD (a line of trace-cmd report): the cursor there, its row selected")
         ->type_name("TIME|#RECORD");
     app.add_option("--search", o.search,
                    "search (an event name, field=value, a vector, a rule id; terms are ANDed) and go to the first match")
@@ -136,13 +132,13 @@ bool apply_options(const Options& o, const Session& s, UiState& u) {
     if (f->vector >= 0) std::snprintf(u.vector_text, sizeof u.vector_text, "0x%02x", f->vector);
     const auto seconds = [](std::int64_t ns) { return irqflow::gui::seconds_text(ns, 1000); };
     const std::string extent = " (" + s.title + " spans " + seconds(s.tl.t0) + " .. " + seconds(s.tl.t1) + ")";
-    if (o.range) {
-        const auto a = static_cast<std::int64_t>(o.range->first * 1e9), b = static_cast<std::int64_t>(o.range->second * 1e9);
-        if (b <= s.tl.t0 || a >= s.tl.t1) {
-            std::fprintf(stderr, "irqflow-gui: --range %g:%g: outside the trace%s\n", o.range->first, o.range->second, extent.c_str());
+    if (!o.range.empty()) {
+        const auto r = ui::parse_time_range(o.range, s.trace.events.empty() ? 0 : s.trace.events.ts(0).value());
+        if (!r || r->second <= s.tl.t0 || r->first >= s.tl.t1) {
+            std::fprintf(stderr, "irqflow-gui: --range %s: outside the trace%s\n", o.range.c_str(), extent.c_str());
             return false;
         }
-        u.nav.set(a, b);
+        u.nav.set(r->first, r->second);
     }
     if (!o.go_to.empty()) {
         const auto target = go_to_target(s.trace, o.go_to);

@@ -21,7 +21,7 @@ struct Options {
     std::optional<std::pair<double, double>> hover;  // --screenshot: the tooltip of the item at this pixel
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
     int bench_frames = 0;  // render this many frames while zooming and panning, print frame times
-    std::optional<std::pair<double, double>> range;
+    std::string range;  // --range as typed: resolved once the trace (its start) is known
     std::optional<std::pair<double, double>> marks;  // markers A and B, seconds
     std::vector<std::string> compare;  // --compare A B: two runs, A's timeline above B's
     std::vector<std::string> align;    // --align A B: the event or time of each run to line up
