@@ -132,7 +132,7 @@ TEST_CASE("irqflow-gui: --help with examples, bad options refused with exit 64 b
     const std::string trace = " '" + sample("pveoi-on.dat") + "'";
     for (const auto& [args, says] : std::vector<std::pair<std::string, std::string>>{
              {"", "TRACE|DB is required"},
-             {" --range 5:3" + trace, "--range: A:B seconds with A < B"},
+             {" --range 5:3" + trace, "--range: A:B with A < B, e.g. 12.5:13 or +4.5s:+4.7s"},
              {" --size 100x100" + trace, "--size: WxH pixels, W at least 200"},
              {" --tab nosuch" + trace, "--tab: nosuch not in {findings,statistics,latency,events,selection}"},
              {" --inspect 13" + trace, "--inspect: SECONDS:LANE"},

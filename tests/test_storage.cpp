@@ -412,3 +412,16 @@ TEST_CASE("the SHA-256 that recognises a trace imported twice is the standard on
     CHECK(storage::sha256_file(file.string()) == storage::sha256(std::string(3 << 20, 'a')));
     CHECK_THROWS_WITH(storage::sha256_file(scratch("no-such-file").string()), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("sessions shows one placeholder for an unknown host, whether the trace says \"(none)\" or nothing", "[storage][cli]") {
+    const auto db = scratch("hosts.db");
+    std::filesystem::remove(db);
+    REQUIRE(run(cli() + " import '" + sample("pveoi-on.dat") + "' --db '" + db.string() + "'").status == 0);  // uname nodename "(none)"
+    const auto text = scratch("hosts-pveoi-on.txt");
+    write_file(text, run("trace-cmd report '" + sample("pveoi-on.dat") + "'").out);  // no host at all
+    REQUIRE(run(cli() + " import '" + text.string() + "' --db '" + db.string() + "'").status == 0);
+    const auto out = run(cli() + " sessions --db '" + db.string() + "'").out;
+    CHECK(out.find("(none)") == std::string::npos);
+    CHECK(run(cli() + " query --db '" + db.string() + "' \"SELECT count(*) FROM sessions WHERE host_name IS NULL\" --csv").out.find("2") !=
+          std::string::npos);
+}

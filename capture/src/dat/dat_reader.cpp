@@ -245,6 +245,7 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     if (layout.compressed) t.meta.format += " (" + layout.compression + ")";
     t.meta.kernel_release = uname_word(tracecmd_get_uname(top.get()), 2);
     t.meta.host_name = uname_word(tracecmd_get_uname(top.get()), 1);
+    if (t.meta.host_name == "(none)") t.meta.host_name.clear();  // the kernel's nodename when no hostname was set: no host
     if (const char* clk = tracecmd_get_trace_clock(top.get())) t.meta.clock = clk;
     t.meta.host_cpus = tracecmd_cpus(top.get());
     const int n = tracecmd_buffer_instances(top.get());
