@@ -85,7 +85,7 @@ std::optional<int> event_vector(const Event& e) {
 // and an excerpt without CPU or task columns has neither: "-" for each, never a number
 // that is not in the input.
 void print_event_text(std::ostream& o, const Trace& t, const Event& e) {
-    char head[96], record[24] = "-", cpu[8] = "---", tid[16] = "-";
+    char head[96], record[24] = "-", cpu[16] = "---", tid[16] = "-";
     if (e.kind != EventKind::Lost) std::snprintf(record, sizeof record, "%llu", static_cast<unsigned long long>(e.record));
     if (e.cpu.value() >= 0) std::snprintf(cpu, sizeof cpu, "%03d", e.cpu.value());
     if (e.tid.value() >= 0) std::snprintf(tid, sizeof tid, "%d", e.tid.value());
