@@ -12,7 +12,6 @@
 #include <iostream>
 #include <iterator>
 #include <map>
-#include <optional>
 
 #include "args.hpp"
 #include "irqflow/capture/recorder.h"
@@ -50,31 +49,6 @@ void print_recording(const RecordOptions& a, const pipeline::Recorded& r) {
     else if (r.command_status > 0) std::cerr << "irqflow record: " << cmd << " exited with status " << r.command_status << "\n";
 }
 
-// Without --check: irqflow_record as it is.
-int record_only(const RecordOptions& a) {
-    std::vector<std::string> args = a.command;
-    std::vector<char*> argv;
-    for (auto& s : args) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    irqflow_record_opts o{a.out.c_str(), a.duration, a.pid, args.empty() ? nullptr : argv.data(), a.buffer_kb, nullptr, 0};
-    irqflow_record_result r{};
-    char err[512] = {};
-    const int st = irqflow_record(&o, &r, err, sizeof err);
-    if (st != IRQFLOW_RECORD_OK) {
-        std::cerr << "irqflow record: " << err << "\n";
-        return st == IRQFLOW_RECORD_NO_COMMAND ? kExitCannotRun : kExitBadInput;
-    }
-    pipeline::Recorded out;
-    for (int c = 0; r.per_cpu && c < r.cpus; ++c) out.cpus.push_back({r.per_cpu[c].recorded, r.per_cpu[c].overrun, r.per_cpu[c].dropped});
-    out.lost = r.overrun;
-    out.command_status = r.command_status;
-    out.command_stopped = r.command_stopped != 0;
-    out.stopped_by = r.stopped_by;
-    irqflow_record_free(&r);
-    print_recording(a, out);
-    return kExitOk;
-}
-
 // --on-finding stop: the process and everything it started (the command is often a
 // wrapper — timeout, a script — around QEMU), parents before their children, so none
 // runs on to start another. Their pids, to resume them with.
@@ -93,12 +67,12 @@ std::vector<int> stop_tree(int root) {
         ::closedir(d);
     }
     std::vector<int> stopped;
-    std::vector<int> todo{root};
-    while (!todo.empty()) {
-        const int p = todo.back();
-        todo.pop_back();
+    std::vector<int> pending{root};
+    while (!pending.empty()) {
+        const int p = pending.back();
+        pending.pop_back();
         if (::kill(p, SIGSTOP) == 0) stopped.push_back(p);
-        for (int c : children[p]) todo.push_back(c);
+        for (int c : children[p]) pending.push_back(c);
     }
     return stopped;
 }
@@ -155,14 +129,7 @@ int record_checked(const RecordOptions& a) {
                                   if (a.pid <= 0) traced = pid;
                               },
                               [&] { return stop_now; }};
-    std::optional<pipeline::Recorded> recorded;
-    try {
-        recorded = pipeline::record_check(req, a.replay, watch);
-    } catch (const pipeline::RecordError& e) {
-        std::cerr << "irqflow record: " << e.what() << "\n";
-        return e.status == IRQFLOW_RECORD_NO_COMMAND ? kExitCannotRun : kExitBadInput;
-    }
-    const pipeline::Recorded& r = *recorded;
+    const pipeline::Recorded r = pipeline::record_check(req, a.replay, watch);
     printer.end(r.checked);
     print_recording(a, r);
     if (r.stopped_by_check) std::cerr << "irqflow record: ended at the first root finding (--fail-fast)\n";
@@ -178,7 +145,14 @@ int record(const RecordOptions& a) {
     if (a.duration <= 0 && a.command.empty()) throw UsageError("needs --duration SECONDS and/or -- CMD");
     if (!a.check && (a.json || a.fail_fast || !a.on_finding.empty() || !a.on_finding_exec.empty()))
         throw UsageError("--json, --fail-fast and --on-finding* need --check");
-    return a.check ? record_checked(a) : record_only(a);
+    try {
+        if (a.check) return record_checked(a);
+        print_recording(a, pipeline::record({a.out, a.duration, a.pid, a.buffer_kb, a.command, false, {}, {}}));
+        return kExitOk;
+    } catch (const pipeline::RecordError& e) {
+        std::cerr << "irqflow record: " << e.what() << "\n";
+        return e.status == IRQFLOW_RECORD_NO_COMMAND ? kExitCannotRun : kExitBadInput;
+    }
 }
 
 }  // namespace

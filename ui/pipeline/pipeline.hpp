@@ -159,11 +159,13 @@ struct Recorded {
     };
     std::vector<Cpu> cpus;
     std::uint64_t lost = 0, late = 0;
-    int command_status = -1, stopped_by = 0, command_left = 0;
+    int command_status = -1, stopped_by = 0;
     bool command_stopped = false, stopped_by_check = false;
 };
 Recorded record_check(const RecordCheck& request, const replay::ReplayOptions& options, const LiveWatch& watch,
                       const LiveOptions& live = {});
+// `irqflow record` without a check (the hooks, `started`, `stop` are not used).
+Recorded record(const RecordCheck& request);
 
 // Replay a stored session with the PV EOI semantics it was imported with, details
 // collected (what diff, push and the GUI need).

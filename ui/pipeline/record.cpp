@@ -96,23 +96,21 @@ int on_drained(void* ctx, unsigned long long before_ns) {
     });
 }
 
-}  // namespace
-
-Recorded record_check(const RecordCheck& request, const replay::ReplayOptions& options, const LiveWatch& watch, const LiveOptions& live) {
-    Session s{request, options, watch, live, nullptr, nullptr, nullptr, nullptr};
+// irqflow_record with `hooks` (none: record only), its result as a Recorded. A hook's
+// exception, kept by the Session, is rethrown once the recorder has cleaned up.
+Recorded run_recorder(const RecordCheck& request, const irqflow_record_live* hooks, const std::exception_ptr* hook_error) {
     std::vector<std::string> args = request.command;
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    const irqflow_record_live hooks{&s, on_start, on_page, on_drained};
     const irqflow_record_opts o{request.output.c_str(), request.duration_s, request.pid, args.empty() ? nullptr : argv.data(),
-                                request.buffer_kb, &hooks, request.leave_command ? 1 : 0};
+                                request.buffer_kb, hooks, request.leave_command ? 1 : 0};
     irqflow_record_result r{};
     char err[512] = {};
     const int status = irqflow_record(&o, &r, err, sizeof err);
-    if (s.error) {
+    if (hook_error && *hook_error) {
         irqflow_record_free(&r);
-        std::rethrow_exception(s.error);
+        std::rethrow_exception(*hook_error);
     }
     if (status != IRQFLOW_RECORD_OK) throw RecordError(status, err);
     Recorded out;
@@ -120,10 +118,20 @@ Recorded record_check(const RecordCheck& request, const replay::ReplayOptions& o
     out.lost = r.overrun;
     out.command_status = r.command_status;
     out.command_stopped = r.command_stopped != 0;
-    out.command_left = r.command_left;
     out.stopped_by = r.stopped_by;
     out.stopped_by_check = r.stopped_by_live != 0;
     irqflow_record_free(&r);
+    return out;
+}
+
+}  // namespace
+
+Recorded record(const RecordCheck& request) { return run_recorder(request, nullptr, nullptr); }
+
+Recorded record_check(const RecordCheck& request, const replay::ReplayOptions& options, const LiveWatch& watch, const LiveOptions& live) {
+    Session s{request, options, watch, live, nullptr, nullptr, nullptr, nullptr};
+    const irqflow_record_live hooks{&s, on_start, on_page, on_drained};
+    Recorded out = run_recorder(request, &hooks, &s.error);
     s.ring->end(s.check->handlers());
     out.late = s.ring->late_events();
     out.checked = s.check->finish();

@@ -398,8 +398,6 @@ out:
         kill(child, SIGTERM);
         res->command_stopped = 1;
         if (waitpid(child, &st, 0) == child) res->command_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    } else if (child > 0) {
-        res->command_left = (int)child;
     }
     tracefs_trace_off(inst);
     for (int c = 0; r && c < cpus; c++) {

@@ -55,7 +55,6 @@ struct irqflow_record_result {
     int command_stopped;          /* argv still ran when the recording ended: sent SIGTERM */
     int stopped_by;               /* SIGINT / SIGTERM that ended the recording early, or 0 */
     int stopped_by_live;          /* the live reader ended it */
-    int command_left;             /* pid of the command left as it was (leave_command), or 0 */
     struct irqflow_record_cpu *per_cpu; /* cpus entries (NULL on failure); irqflow_record_free */
 };
 
