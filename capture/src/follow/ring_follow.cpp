@@ -13,6 +13,7 @@ RingFollow::RingFollow(tep_handle* tep, int cpus, std::uint64_t page_size, Trace
       pages_(static_cast<std::size_t>(cpus), 0), missed_(static_cast<std::size_t>(cpus), 0) {
     t_.meta = std::move(meta);
     t_.meta.host_cpus = cpus;
+    for (int c = 0; c < cpus; ++c) cpu_shown_.push_back(shown_ + " (CPU " + std::to_string(c) + ")");
     decoder_ = std::make_unique<RecordDecoder>(tep, t_, shown_, page_size_);
     feed_ = std::make_unique<LiveFeed>(t_, options);
     batch_ = std::make_unique<Batch>();
@@ -32,7 +33,7 @@ void RingFollow::page(int cpu, const void* data) {
     const std::uint64_t at = pages_[c]++ * page_size_;
     decoding_cpu_ = cpu;
     walk_page(static_cast<const unsigned char*>(data), page_size_, decoder_->long_size(), cpu, at, missed_[c],
-              shown_ + " (CPU " + std::to_string(cpu) + ")", [this](const RawRecord& rec) { decoder_->decode(rec, *batch_); });
+              cpu_shown_[c], [this](const RawRecord& rec) { decoder_->decode(rec, *batch_); });
     name_new_threads();
 }
 

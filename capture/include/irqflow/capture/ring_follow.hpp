@@ -59,6 +59,7 @@ private:
     std::uint64_t page_size_;
     std::function<std::string(std::int32_t)> comm_;
     std::string shown_;
+    std::vector<std::string> cpu_shown_;       // per CPU: its pages' name in messages
     std::unique_ptr<RecordDecoder> decoder_;
     std::unique_ptr<Batch> batch_;
     std::unique_ptr<LiveFeed> feed_;
