@@ -259,16 +259,22 @@ Json finding_json(const Finding& f, const Trace& t) {
     }
 }
 
-void print_json(const ReplayResult& r, const Trace& t) {
-    Json findings = Json::array();
-    for (const auto& f : r.findings) findings.push_back(finding_json(f, t));
-    Json j;
-    j["findings"] = std::move(findings);
+// What check --json says after the findings (and check --follow's last line): the
+// statistics, the input's warnings and notes, the rules it gave nothing to judge.
+void add_result_json(Json& j, const ReplayResult& r, const Trace& t) {
     j["summary"] = json_summary(r);
     j["input"] = {{"format", t.meta.format}, {"warnings", t.meta.warnings}, {"notes", t.meta.notes}};
     Json not_judged = Json::array();
     for (const auto& n : r.not_judged) not_judged.push_back({{"rule", rule_info(n.rule).id}, {"why", n.why}});
     j["not_judged"] = std::move(not_judged);
+}
+
+void print_json(const ReplayResult& r, const Trace& t) {
+    Json findings = Json::array();
+    for (const auto& f : r.findings) findings.push_back(finding_json(f, t));
+    Json j;
+    j["findings"] = std::move(findings);
+    add_result_json(j, r, t);
     std::cout << json_text(j) << '\n';
 }
 
@@ -345,11 +351,7 @@ void LivePrinter::end(const pipeline::Checked& c) {
     if (status_shown_) std::cerr << "\r\033[K" << std::flush;
     if (json_) {
         Json j;
-        j["summary"] = json_summary(c.result);
-        j["input"] = {{"format", c.trace.meta.format}, {"warnings", c.trace.meta.warnings}, {"notes", c.trace.meta.notes}};
-        Json not_judged = Json::array();
-        for (const auto& n : c.result.not_judged) not_judged.push_back({{"rule", rule_info(n.rule).id}, {"why", n.why}});
-        j["not_judged"] = std::move(not_judged);
+        add_result_json(j, c.result, c.trace);
         std::cout << json_text(j) << '\n';
     } else {
         print_summary(c.result, c.trace, roots_ > 0);
