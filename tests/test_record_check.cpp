@@ -3,14 +3,13 @@
 // recorded inside L1 with this tree's irqflow — its live findings, the trace.dat it wrote
 // and what `irqflow check` says of that file.
 #include <catch2/catch.hpp>
-#include <zstd.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "helpers.hpp"
 #include "record_helpers.hpp"
+#include "zst_sample.hpp"
 
 using namespace irqflow::test;
 using Json = nlohmann::json;
@@ -20,14 +19,8 @@ namespace {
 // A sample kept compressed (make-captures.sh zstd's the raw v6 files irqflow writes),
 // inflated into the scratch directory.
 std::string inflated(const std::string& name) {
-    const std::string packed = read_file(sample(name + ".zst"));
-    const unsigned long long size = ZSTD_getFrameContentSize(packed.data(), packed.size());
-    REQUIRE(size != ZSTD_CONTENTSIZE_ERROR);
-    REQUIRE(size != ZSTD_CONTENTSIZE_UNKNOWN);
-    std::string raw(size, '\0');
-    REQUIRE(ZSTD_decompress(raw.data(), raw.size(), packed.data(), packed.size()) == size);
     const auto out = scratch(name);
-    std::ofstream(out, std::ios::binary) << raw;
+    REQUIRE(inflate_zst(sample(name + ".zst"), out.string()));
     return out.string();
 }
 

@@ -6,19 +6,16 @@
 // kernel's side — copying pages out of the ring buffer — is not in it.)
 //
 //   bench_record_check [--events N]   (default 10 M: the sample repeated)
-#include <zstd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 
 #include "pipeline.hpp"
 #include "ring_pages.hpp"
+#include "zst_sample.hpp"
 
 using namespace irqflow;
 
@@ -30,30 +27,17 @@ double cpu_seconds() {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
-std::string inflate_sample(const std::string& packed_path, const std::string& out) {
-    std::ifstream in(packed_path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string packed = ss.str();
-    const unsigned long long size = ZSTD_getFrameContentSize(packed.data(), packed.size());
-    if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN) {
-        std::fprintf(stderr, "bench_record_check: %s is not a zstd frame\n", packed_path.c_str());
-        std::exit(2);
-    }
-    std::string raw(size, '\0');
-    if (ZSTD_isError(ZSTD_decompress(raw.data(), raw.size(), packed.data(), packed.size()))) std::exit(2);
-    std::ofstream(out, std::ios::binary) << raw;
-    return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     std::uint64_t target = 10000000;
     for (int i = 1; i + 1 < argc; ++i)
         if (std::strcmp(argv[i], "--events") == 0) target = std::strtoull(argv[i + 1], nullptr, 10);
-    const std::string dat = inflate_sample(std::string(IRQFLOW_SAMPLES) + "/livecheck.dat.zst",
-                                           "/tmp/irqflow-bench-livecheck-" + std::to_string(getpid()) + ".dat");
+    const std::string dat = "/tmp/irqflow-bench-livecheck-" + std::to_string(getpid()) + ".dat";
+    if (!test::inflate_zst(std::string(IRQFLOW_SAMPLES) + "/livecheck.dat.zst", dat)) {
+        std::fprintf(stderr, "bench_record_check: cannot inflate samples/livecheck.dat.zst\n");
+        return 2;
+    }
     const auto pages = test::RingPages::load(dat);
     if (!pages) return 2;
 

@@ -78,7 +78,7 @@ void LiveAttribution::by_apic(const Event& e, std::int64_t apic, std::vector<Lea
     }
     if (apic < 0 || apic > kMaxInferredApicId) return;
     if (vcpu_threads_) {
-        if (is_accept(e.kind)) placeholder(e, apic, learnt);
+        if (is_accept(e.kind)) vcpu_before_its_thread(e, apic, learnt);
         return;
     }
     const VcpuId id(static_cast<std::int32_t>(apic));
@@ -101,7 +101,7 @@ void LiveAttribution::by_apic(const Event& e, std::int64_t apic, std::vector<Lea
 // its APIC id as vCPU id, so that vCPU is made now, without a thread; its thread joins
 // it at its first entry (bind_thread), as the two-pass attribution, which knows every
 // thread from the start, would have placed it.
-void LiveAttribution::placeholder(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt) {
+void LiveAttribution::vcpu_before_its_thread(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt) {
     const auto it = thread_.find(e.tid.value());
     const VmId vm = it != thread_.end() ? it->second.vm : nearest_vm(e.tid.value());
     if (vm == kUnknownVm || vcpu_of_apic_.count({vm.value(), apic})) return;

@@ -45,7 +45,7 @@ private:
     VcpuInfo& add(VmId vm, VcpuInfo v);
     void bind_thread(std::int32_t tid, std::int32_t vcpu, std::vector<Learnt>& learnt);
     void by_apic(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt);
-    void placeholder(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt);
+    void vcpu_before_its_thread(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt);
     VmId nearest_vm(std::int32_t tid) const;
 
     Trace& t_;
