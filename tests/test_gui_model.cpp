@@ -593,7 +593,7 @@ TEST_CASE("a diff row's example in the compare tab is an event of what the row c
     for (const auto& row : diff_rows(*on, *off)) {
         const Example ex = example_of(row, *on, *off, 0, 0);
         INFO(row.key);
-        if (row.key.rfind("exits_per_guest_s[", 0) == 0 || row.key.rfind("host_ns_per_exit[", 0) == 0) {
+        if (row.key.rfind("exits_per_guest_s[", 0) == 0 || row.key.rfind("host_us_per_exit[", 0) == 0) {
             const auto e = event_at(*on, ex.a_ts, EventKind::Exit);
             if (!row.a) continue;  // no such exit on A's side
             REQUIRE(e);

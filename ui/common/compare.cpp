@@ -1,6 +1,7 @@
 #include "compare.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <set>
@@ -135,6 +136,27 @@ std::optional<VcpuRef> parse_ref(const std::string& s) {
     if (vcpu.rfind("vcpu", 0) == 0) vcpu = vcpu.substr(4);
     if (!number(vcpu, r.vcpu)) return std::nullopt;
     return r;
+}
+
+// Why vector v's inject→EOI rows do not compare between a and b, or empty: one side saw
+// none of the vector's EOIs late (no PV EOI for it) and the other more than the
+// tolerance. Two runs that both use PV EOI compare even when their mixes differ (the
+// share of EOIs that still exit varies with what else is pending): each percentile
+// then mixes the same two kinds of span.
+std::string eoi_seen_differs(const RunDigest& a, const RunDigest& b, int v) {
+    auto late = [v](const RunDigest& d) -> std::optional<double> {
+        const auto it = d.eoi_seen.find(v);
+        if (it == d.eoi_seen.end() || it->second[0] + it->second[1] == 0) return std::nullopt;
+        return static_cast<double>(it->second[1]) / static_cast<double>(it->second[0] + it->second[1]);
+    };
+    const auto la = late(a), lb = late(b);
+    if (!la || !lb || std::min(*la, *lb) > 0 || std::max(*la, *lb) <= kEoiSeenLateTolerance) return {};
+    char text[200];
+    std::snprintf(text, sizeof text,
+                  "EOI observed at different points: %.0f %% of A's and %.0f %% of B's EOIs of %s were seen only at a later exit "
+                  "(PV EOI on one side only), the rest at the EOI's own exit",
+                  100 * *la, 100 * *lb, hex(v).c_str());
+    return text;
 }
 
 std::string refs_of(const RunDigest& d) {
@@ -284,7 +306,10 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
             blocks[B.of(at)].push_back(ns);
         };
         if (ir.accept_ts && ir.inject_ts && ir.inject_ts >= ir.accept_ts) sample(d.accept_to_inject, ir.inject_ts, ir.inject_ts - ir.accept_ts);
-        if (ir.inject_ts && ir.eoi_ts && ir.eoi_ts >= ir.inject_ts) sample(d.inject_to_eoi, ir.eoi_ts, ir.eoi_ts - ir.inject_ts);
+        if (ir.inject_ts && ir.eoi_ts && ir.eoi_ts >= ir.inject_ts) {
+            sample(d.inject_to_eoi, ir.eoi_ts, ir.eoi_ts - ir.inject_ts);
+            ++d.eoi_seen[ir.vector][ir.eoi_path && *ir.eoi_path == replay::EoiPath::PvEoi];
+        }
     }
     for (const auto& ipi : r.ipis)
         each(ipi.ts, [&](Block& x) {
@@ -366,12 +391,15 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
             for (const auto& x : bb) sb.insert(sb.end(), x.begin(), x.end());
             std::sort(sa.begin(), sa.end());  // once, for all four percentiles
             std::sort(sb.begin(), sb.end());
+            const std::string incomparable = counts == RunCount::InjectToEoi ? eoi_seen_differs(a, b, v) : std::string();
             for (const auto& [name, q] : {std::pair{"p50", 0.5}, {"p90", 0.9}, {"p99", 0.99}, {"max", 1.0}}) {
-                DiffRow row = row_of(std::string(name) + "." + stage + "[" + hex(v) + "]", std::string(name) + " " + label + " of " + hex(v), "ns",
+                DiffRow row = row_of(std::string(name) + "." + stage + "[" + hex(v) + "]", std::string(name) + " " + label + " of " + hex(v), "µs",
                                      false, counts, {}, v);
-                row.a = static_cast<double>(percentile(sa, q));
-                row.b = static_cast<double>(percentile(sb, q));
-                if (q < 1 && !sa.empty() && !sb.empty()) row.test = bootstrap_percentile(ba, bb, q);
+                row.a = static_cast<double>(percentile(sa, q)) / 1e3;
+                row.b = static_cast<double>(percentile(sb, q)) / 1e3;
+                row.not_comparable = incomparable;
+                // the bootstrap runs on the samples in ns; its statistic has no unit
+                if (q < 1 && !sa.empty() && !sb.empty() && incomparable.empty()) row.test = bootstrap_percentile(ba, bb, q);
                 rows.push_back(std::move(row));
             }
         }
@@ -380,9 +408,9 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
     for (const auto& reason : reasons) {
         const auto ma = a.host_time_by_reason.count(reason) ? a.host_time_by_reason.at(reason) : RunDigest::Moments{};
         const auto mb = b.host_time_by_reason.count(reason) ? b.host_time_by_reason.at(reason) : RunDigest::Moments{};
-        DiffRow row = row_of("host_ns_per_exit[" + reason + "]", "time in the host per " + reason + " exit", "ns", false, RunCount::Exits, reason);
-        row.a = ma.mean;
-        row.b = mb.mean;
+        DiffRow row = row_of("host_us_per_exit[" + reason + "]", "time in the host per " + reason + " exit", "µs", false, RunCount::Exits, reason);
+        row.a = ma.mean / 1e3;
+        row.b = mb.mean / 1e3;
         std::vector<double> xa, xb;
         auto means = [&reason](const RunDigest& d, std::vector<double>& out) {
             if (!d.host_time_by_reason_block.count(reason)) return;
@@ -421,6 +449,29 @@ std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuM
         rows.push_back(std::move(row));
     }
     return rows;
+}
+
+std::string value_text(const DiffRow& r, double v) {
+    char b[48];
+    if (r.unit == "%") std::snprintf(b, sizeof b, "%.2f%%", v);
+    else if (r.unit == "µs") std::snprintf(b, sizeof b, "%.1f", v);
+    else if (std::abs(v) >= 100 || v == std::floor(v)) std::snprintf(b, sizeof b, "%.1f", v);
+    else std::snprintf(b, sizeof b, "%.4f", v);
+    return b;
+}
+
+std::string change_text(const DiffRow& r) {
+    char b[48];
+    if (r.unit == "%") std::snprintf(b, sizeof b, "%+.2f pt", r.change());  // a share's change: in points, not relative
+    else if (const auto q = r.ratio()) std::snprintf(b, sizeof b, "%+.1f%%", 100 * (*q - 1));
+    else if (r.b == 0) std::snprintf(b, sizeof b, "=");
+    else std::snprintf(b, sizeof b, "new");
+    return b;
+}
+
+const char* verdict_text(const DiffRow& r) {
+    if (!r.not_comparable.empty()) return "not comparable";
+    return !r.test.test[0] ? "-" : r.test.significant ? "YES" : "no";
 }
 
 }  // namespace irqflow::ui

@@ -56,6 +56,12 @@ struct RunDigest {
     // latency samples (ns) per vector and time block: accept→inject, inject→EOI
     using Samples = std::vector<std::vector<std::int64_t>>;  // [block] → samples
     std::map<int, Samples> accept_to_inject, inject_to_eoi;
+    // where the EOI of each inject→EOI sample was seen, per vector: [0] at the guest's own
+    // EOI exit (APIC write, MSR), [1] only at a later exit (PV EOI, the Hyper-V EOI
+    // assist: the guest cleared a flag in memory and KVM noticed at its next exit). The
+    // two measure different spans, so a vector whose mix differs between the runs has
+    // inject→EOI rows that do not compare.
+    std::map<int, std::array<std::uint64_t, 2>> eoi_seen;
     // time in the host per exit (exit to the vCPU's next entry), per reason: n, mean, variance
     struct Moments {
         double n = 0, mean = 0, m2 = 0;
@@ -77,10 +83,13 @@ RunDigest digest(std::string name, const Trace& t, const replay::ReplayResult& r
 struct DiffRow {
     std::string key;    // what --fail-on names: exits_per_guest_s, p99.inject_to_eoi[0xec], ...
     std::string label;  // what the table says
-    std::string unit;   // "/s", "/interrupt", "%", "ns", ""
+    std::string unit;   // "/s", "/interrupt", "%", "µs", ""
     bool headline = false;
     double a = 0, b = 0;
     TestResult test{};  // test.test empty: no test applies (a count too small, or one side has none)
+    // Why the two values measure different things ("EOI observed at different points:
+    // ..."), empty when they compare; such a row has no test and no gate may name it.
+    std::string not_comparable{};
     // What the row counts (its rate's count; a latency stage; findings), and for a row of
     // a family the exit reason / EOI path / rule (`of`) or the vector it is of: how the
     // GUI finds the events behind a row without reading its key.
@@ -105,6 +114,17 @@ std::optional<VcpuMap> parse_vcpu_map(const std::string& text, const RunDigest& 
 // The rows; per-vCPU ones (key "vcpu1.exits_per_guest_s", named by A's vCPU) for each
 // pair of `vcpus` (default: same_ids).
 std::vector<DiffRow> compare(const RunDigest& a, const RunDigest& b, const VcpuMap* vcpus = nullptr);
+
+// A row's values and change as `diff` and the GUI's compare tab show them: µs with one
+// decimal, percentages with '%', a percentage's change in points, other rows' relative;
+// the verdict "YES", "no", "-" (no test) or "not comparable".
+std::string value_text(const DiffRow& r, double v);
+std::string change_text(const DiffRow& r);
+const char* verdict_text(const DiffRow& r);
+
+// A vector's inject→EOI rows do not compare when one run saw none of its EOIs only at a
+// later exit and the other more than this share (PV EOI on one side only).
+inline constexpr double kEoiSeenLateTolerance = 0.10;
 
 // What PV EOI did or would do on each side: measured (kvm_pv_eoi) and predicted
 // (the arming rule on the EOIs that exited), as `predict` reports them.

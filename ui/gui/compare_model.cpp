@@ -58,8 +58,10 @@ std::vector<std::int64_t> instances(const ui::DiffRow& row, const Session& s, co
     return out;
 }
 
-// A latency row: the injection (of the row's vector) whose latency is nearest `value`.
-std::int64_t nearest_latency(const ui::DiffRow& row, const Session& s, double value) {
+// A latency row: the injection (of the row's vector) whose latency is nearest `value_us`
+// (the row's values are in µs).
+std::int64_t nearest_latency(const ui::DiffRow& row, const Session& s, double value_us) {
+    const double value = value_us * 1e3;
     const bool to_inject = row.counts == replay::RunCount::AcceptToInject;
     std::int64_t best = -1;
     double best_gap = 0;

@@ -62,13 +62,9 @@ void compare_panel(const Session& a, UiState& u, CompareState& c, float x, float
             if (u.print_view && !c.printed_rows && ImGui::IsItemVisible())
                 std::printf("row %s %.0f %.0f %.0f %.0f\n", r.key.c_str(), ImGui::GetItemRectMin().x, ImGui::GetItemRectMin().y,
                             ImGui::GetItemRectMax().x, ImGui::GetItemRectMax().y);
-            char va[32], vb[32], ch[32];
-            std::snprintf(va, sizeof va, r.unit == "ns" ? "%.0f" : "%.4g", r.a);
-            std::snprintf(vb, sizeof vb, r.unit == "ns" ? "%.0f" : "%.4g", r.b);
-            if (const auto q = r.ratio()) std::snprintf(ch, sizeof ch, "%+.1f%%", 100 * (*q - 1));
-            else std::snprintf(ch, sizeof ch, "%s", r.b == 0 ? "=" : "new");
-            const char* verdict = !r.test.test[0] ? "-" : r.test.significant ? "YES" : "no";
-            for (const char* cell : {static_cast<const char*>(va), static_cast<const char*>(vb), static_cast<const char*>(ch), verdict}) {
+            const std::string va = value_text(r, r.a), vb = value_text(r, r.b), ch = change_text(r);
+            const char* verdict = verdict_text(r);
+            for (const char* cell : {va.c_str(), vb.c_str(), ch.c_str(), verdict}) {
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(cell);
             }
