@@ -13,8 +13,10 @@ void Lifecycles::injected(const Event& e, const Effect& fx, const Model& m, cons
         ir.vm = v.vm;
         ir.vcpu = v.id;
         ir.vector = fx.vector;
-        ir.accept_record = x.accept_record;
-        ir.accept_ts = x.accept_ts;
+        if (x.pending_since) {  // else no accept since the last injection of it: none of its own seen
+            ir.accept_record = x.accept_record;
+            ir.accept_ts = x.accept_ts;
+        }
         ir.inject_record = e.record;
         ir.inject_ts = e.ts.value();
         ir.nesting_depth = v.lapic.isr().count();

@@ -34,9 +34,9 @@ void Observers::resolved(const ResolvedEoi& r, const Model& m) {
 void Observers::injection(const Event& e, const Effect& fx, const Model& m) {
     coverage_.injection(fx, m);
     if (fx.outcome != Outcome::Injected && fx.outcome != Outcome::InjectedAutoEoi) return;
-    latency_.injected(e, fx, evidence_);  // before the evidence moves on
+    latency_.injected(e, fx, evidence_);  // both before the evidence moves on: the accept
+    if (fx.outcome == Outcome::Injected) lifecycles_.injected(e, fx, m, evidence_);  // still pending is this injection's
     evidence_.injected(e, fx);
-    if (fx.outcome == Outcome::Injected) lifecycles_.injected(e, fx, m, evidence_);
 }
 
 void Observers::eoi(const Event& e, const Effect& fx, const Model& m) {

@@ -130,6 +130,8 @@ struct InterruptRecord {
     VcpuId vcpu = kUnknownVcpu;
     int vector = -1;
     std::uint64_t accept_record = 0, inject_record = 0, eoi_record = 0;
+    // accept_ts 0: no accept of its own was seen (none since the vector's injection
+    // before, as when lost events hid it), as the replay's accept → inject latency counts it
     std::int64_t accept_ts = 0, inject_ts = 0, eoi_ts = 0;
     std::optional<EoiPath> eoi_path;  // none without an EOI, or when the trace does not show the path
     int nesting_depth = 0;            // vectors in service once it was injected (1 = not nested)
