@@ -66,6 +66,19 @@ CLI::Option* add_vcpu(CLI::App& c, int& vcpu) {
             "", "decimal"));
 }
 
+int parse_vector(const std::string& text) {
+    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    std::size_t used = 0;
+    int v = -1;
+    try {
+        v = std::stoi(text, &used, hex ? 16 : 10);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || v < 0 || v > 255) throw CLI::ValidationError("--vector", text + ": a vector is 0..255 (0x00..0xff)");
+    return v;
+}
+
 void check_vcpu(const Trace& t, const std::string& shown, int vcpu) {
     std::set<int> ids;
     for (const auto& vm : t.vms)

@@ -38,6 +38,9 @@ CLI::Option* add_serial(CLI::App& c, std::string& path);       // --serial LOG
 CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s);
 CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist);
 CLI::Option* add_vcpu(CLI::App& c, int& vcpu);                 // --vcpu N, decimal ("010" is ten)
+// --vector's value: "0xec" or "236" (decimal otherwise, as --vcpu), 0..255; else a
+// CLI::ValidationError naming what is accepted.
+int parse_vector(const std::string& text);
 // A --vcpu the trace does not have: a UsageError naming the ones it has.
 void check_vcpu(const Trace& t, const std::string& shown, int vcpu);
 

@@ -17,20 +17,6 @@ struct EventsOptions {
     bool json = false;
 };
 
-// "0xec" or "236" (decimal otherwise, as --vcpu): a vector 0..255.
-int parse_vector(const std::string& text) {
-    const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-    std::size_t used = 0;
-    int v = -1;
-    try {
-        v = std::stoi(text, &used, hex ? 16 : 10);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || v < 0 || v > 255) throw CLI::ValidationError("--vector", text + ": a vector is 0..255 (0x00..0xff)");
-    return v;
-}
-
 std::string joined(const std::set<std::string>& s) {
     std::string out;
     for (const auto& x : s) out += (out.empty() ? "" : ", ") + x;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "irqflow/capture/exit_reasons.hpp"
+#include "percentile.hpp"
 
 namespace irqflow::ui {
 namespace {
@@ -28,12 +29,6 @@ std::string hex(int v) {
     char b[8];
     std::snprintf(b, sizeof b, "0x%02x", v);
     return b;
-}
-
-// `v` sorted.
-std::int64_t percentile(const std::vector<std::int64_t>& v, double q) {
-    if (v.empty()) return 0;
-    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];  // the replay's rank
 }
 
 template <class K>

@@ -28,13 +28,6 @@ std::string value_text(std::string_view field, std::int64_t v) {
     return buf;
 }
 
-std::string ts_text(TimestampNs ts) {
-    char buf[40];
-    const auto v = ts.value();
-    std::snprintf(buf, sizeof buf, "%lld.%09lld", static_cast<long long>(v / 1000000000), static_cast<long long>(v % 1000000000));
-    return buf;
-}
-
 std::string who(VmId vm, VcpuId vcpu) {
     std::string s = vm == kUnknownVm ? "-" : "vm" + std::to_string(vm.value());
     s += vcpu == kUnknownVcpu ? "/-" : "/vcpu" + std::to_string(vcpu.value());
@@ -42,6 +35,13 @@ std::string who(VmId vm, VcpuId vcpu) {
 }
 
 }  // namespace
+
+std::string ts_text(TimestampNs ts) {
+    char buf[40];
+    const auto v = ts.value();
+    std::snprintf(buf, sizeof buf, "%lld.%09lld", static_cast<long long>(v / 1000000000), static_cast<long long>(v % 1000000000));
+    return buf;
+}
 
 std::string event_fields_text(const Trace& t, const Event& e) {
     std::string o;

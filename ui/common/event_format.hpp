@@ -14,6 +14,9 @@ namespace irqflow::ui {
 // `events --vector`, the GUI's vector filter and its search match.
 std::optional<int> event_vector(const Event& e);
 
+// A time of the trace clock as `events` prints it: seconds, 9 decimals.
+std::string ts_text(TimestampNs ts);
+
 // The fields after the event name: "vector=0xec soft=0 ..." (exit reasons named).
 std::string event_fields_text(const Trace& t, const Event& e);
 void print_event_text(std::ostream& o, const Trace& t, const Event& e);

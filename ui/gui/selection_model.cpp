@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "irqflow/capture/exit_reasons.hpp"
+#include "percentile.hpp"
 
 namespace irqflow::gui {
 
@@ -11,10 +12,8 @@ LatencySummary summarize(std::vector<std::int64_t> v) {
     out.samples = v.size();
     if (v.empty()) return out;
     std::sort(v.begin(), v.end());
-    // the same rank as the replay's latency percentiles (observe/latency_distribution.hpp)
-    auto rank = [&](double p) { return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))]; };
-    out.p50 = rank(0.50);
-    out.p99 = rank(0.99);
+    out.p50 = ui::percentile(v, 0.50);
+    out.p99 = ui::percentile(v, 0.99);
     out.max = v.back();
     return out;
 }
