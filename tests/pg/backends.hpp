@@ -43,7 +43,7 @@ inline std::string fresh_store_location(const std::string& backend, const std::s
 // its ipi_fanout grouping every IPI row): what the 7 → 8 migration starts from.
 inline void pg_back_to_schema_7(const std::string& uri) {
     storage::PgConnection c(uri);
-    c.exec("DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, '0x' || lpad(to_hex(vector), 2, '0') AS vector, "
+    c.exec("DROP VIEW exits_per_reason_all; DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, '0x' || lpad(to_hex(vector), 2, '0') AS vector, "
            "destinations, count(*) AS ipis, sum((delivered != destinations)::int) AS mismatched FROM ipis GROUP BY session, kind, vector, destinations; "
            "UPDATE irqflow_schema SET version = 7");
 }

@@ -105,6 +105,13 @@ TEST_CASE("every sample imports and SQL answers what capture and replay computed
               std::to_string(r.stats.exits_saved_pv_ipi));
         CHECK(one(d, "SELECT count(*) FROM findings WHERE session = " + s) == std::to_string(r.findings.size()));
         CHECK(one(d, "SELECT coalesce(sum(exits), 0) FROM exits_per_reason WHERE session = " + s) == std::to_string(r.stats.exits));
+        // the all-vCPU rows: every exit once, per reason as the replay counted them, and each as its vCPUs' rows add up
+        CHECK(one(d, "SELECT coalesce(sum(exits), 0) FROM exits_per_reason_all WHERE session = " + s) == std::to_string(r.stats.exits));
+        for (const auto& [reason, n] : r.stats.exits_by_reason)
+            CHECK(one(d, "SELECT sum(exits) FROM exits_per_reason_all WHERE session = " + s + " AND reason_name = '" + reason + "'") == std::to_string(n));
+        CHECK(one(d, "SELECT count(*) FROM exits_per_reason_all a WHERE session = " + s +
+                         " AND exits != (SELECT sum(exits) FROM exits_per_reason p WHERE p.session = a.session AND p.vm IS NOT DISTINCT FROM a.vm"
+                         " AND p.reason_name = a.reason_name)") == "0");
         CHECK(one(d, "SELECT count(*) FROM interrupts WHERE session = " + s) == std::to_string(r.interrupts.size()));
         CHECK(one(d, "SELECT coalesce(sum(ipis), 0) FROM ipi_fanout WHERE session = " + s) == std::to_string(r.ipis.size()));
         CHECK(one(d, "SELECT coalesce(sum(mismatched), 0) FROM ipi_fanout WHERE session = " + s) == "0");
@@ -200,15 +207,15 @@ TEST_CASE("schema 8: ipi_fanout reads ipi_counts, counted at import, and a versi
         CHECK(one(*store, "SELECT sum(mismatched) FROM ipi_fanout WHERE session = 2") == "1");  // the IPI that missed a destination
         CHECK(one(*store, "SELECT count(DISTINCT kind) FROM ipi_fanout") == "2");  // ICR writes, Hyper-V IPIs
     }
-    // back to version 7 by hand: no ipi_counts, the view grouping ipis
+    // back to version 7 by hand: no ipi_counts, the view grouping ipis (nor version 9's exits_per_reason_all)
     if (backend == "postgresql") {
         pg_back_to_schema_7(where);
         // a reader does not migrate: it says who will
-        CHECK_THROWS_WITH(storage::open_store(where, storage::Store::Mode::ReadOnly), Catch::Contains("must be migrated to 8 first"));
+        CHECK_THROWS_WITH(storage::open_store(where, storage::Store::Mode::ReadOnly), Catch::Contains("must be migrated to " + std::to_string(storage::kSchemaVersion) + " first"));
     } else {
         sqlite3* raw = nullptr;
         REQUIRE(sqlite3_open(where.c_str(), &raw) == SQLITE_OK);
-        CHECK(sqlite3_exec(raw, "DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, printf('0x%02x', vector) AS vector, "
+        CHECK(sqlite3_exec(raw, "DROP VIEW exits_per_reason_all; DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, printf('0x%02x', vector) AS vector, "
                  "destinations, count(*) AS ipis, sum(delivered != destinations) AS mismatched FROM ipis GROUP BY session, kind, vector, destinations; "
                  "PRAGMA user_version = 7", nullptr, nullptr, nullptr) == SQLITE_OK);
         sqlite3_close(raw);
@@ -216,6 +223,9 @@ TEST_CASE("schema 8: ipi_fanout reads ipi_counts, counted at import, and a versi
     const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
     CHECK(one(*store, "SELECT count(*) FROM ipi_counts") != "0");
     CHECK(lines(*store, fanout) == want);
+    // migrated through 9 as well: the all-vCPU rows of the sessions stored before
+    CHECK(one(*store, "SELECT sum(exits) FROM exits_per_reason_all") == one(*store, "SELECT sum(exits) FROM exits_per_reason"));
+    CHECK(one(*store, "SELECT count(DISTINCT session) FROM exits_per_reason_all") == "3");
     CHECK(lines(*store, "SELECT session || ' ' || kind || ' ' || vector || ' ' || destinations || ' ' || ipis || ' ' || mismatched FROM ipi_fanout "
                         "ORDER BY session, kind, vector, destinations") ==
           lines(*store, "SELECT session || ' ' || kind || ' ' || vector || ' ' || destinations || ' ' || count(*) || ' ' || "

@@ -307,6 +307,7 @@ void add_query(CLI::App& app, Commands& out) {
     c->add_option("--limit", a->limits.max_rows, "stop after this many rows")->type_name("ROWS")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000'000'000'000}));
     c->add_option("--timeout", a->limits.timeout_s, "give up after this many seconds")->type_name("SECONDS")->check(CLI::PositiveNumber);
     c->footer(examples({"irqflow query --db s.db \"SELECT reason_name, exits FROM exits_per_reason WHERE session = 1\" --csv",
+                        "irqflow query --db s.db \"SELECT reason_name, exits FROM exits_per_reason_all WHERE session = 1 ORDER BY exits DESC\"",
                         "irqflow query --db s.db \"SELECT * FROM findings\" --json --limit 10"}));
     out.emplace_back(c, [a] { return query(*a); });
 }

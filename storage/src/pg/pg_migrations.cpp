@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "../portable_views.hpp"
 #include "pg_schema.hpp"
 #include "pg_views.hpp"
 
@@ -23,11 +24,15 @@ void to_8(PgConnection& c) {
     c.exec(sql);
 }
 
+// 8 → 9: exits_per_reason_all, a view over exit_counts (no rows to move).
+void to_9(PgConnection& c) { c.exec(kExitsPerReasonAllView); }
+
 }  // namespace
 
 void pg_migrate_step(PgConnection& c, int from) {
     switch (from) {
     case 7: to_8(c); break;
+    case 8: to_9(c); break;
     default: throw StorageError(c.where() + ": no PostgreSQL migration from schema version " + std::to_string(from));
     }
     c.exec("UPDATE irqflow_schema SET version = " + std::to_string(from + 1));

@@ -33,6 +33,7 @@ std::string pg_views_ddl() {
     // format/lpad/to_hex for printf, string_agg for group_concat, comparisons counted
     // as ::int (PostgreSQL does not add booleans)
     sql += kExitsPerReasonView;
+    sql += kExitsPerReasonAllView;
     sql += R"sql(CREATE VIEW latency_per_vector AS
   SELECT session, '0x' || lpad(to_hex(vector), 2, '0') AS vector, stage, samples, p50_ns, p90_ns, p99_ns, max_ns FROM latency;
 )sql";

@@ -215,6 +215,9 @@ DROP VIEW ipi_fanout;
 CREATE VIEW ipi_fanout AS
   SELECT session, kind, printf('0x%02x', vector) AS vector, destinations, ipis, mismatched FROM ipi_counts;
 )sql",
+        // 9: exits per reason over all of a VM's vCPUs, beside exits_per_reason's
+        // per-vCPU rows (portable_views.hpp: PostgreSQL's too)
+        kExitsPerReasonAllView,
     };
     return m;
 }

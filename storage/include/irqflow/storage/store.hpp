@@ -21,7 +21,7 @@ namespace irqflow::storage {
 
 // The schema version this build writes; older files are migrated forward on open,
 // newer ones are refused untouched.
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 // Errors from the database (bad SQL, newer schema, duplicate import, I/O). `where` names
 // the file and, for SQL, the offset of the problem in the statement.
