@@ -16,6 +16,7 @@
 #include "legend.hpp"
 #include "navigation_model.hpp"
 #include "overview_model.hpp"
+#include "palette.hpp"
 #include "session.hpp"
 #include "statistics_model.hpp"
 #include "time_axis.hpp"
@@ -470,6 +471,41 @@ TEST_CASE("the key of colours lists every state, each exit reason and vector the
         CHECK(labels.count(name));
         CHECK(colours.count(vector_color(v)));
     }
+}
+
+// The exit-reason ticks are told apart by colour alone: over every sample (and a trace
+// of every sample at once, the most reasons), the least CIE76 ΔE between two reason
+// colours the renderer uses is 10 or more — measured from the timeline's own table, which
+// the ticks are painted from and the key lists. The hashed hue-circle colours before,
+// dimmed to 4 levels a channel, gave pit.dat's EXIT_CPUID and EXIT_CR0_SEL_WRITE the
+// very same colour (least ΔE 0.0); this palette's least over the samples is 39.6.
+TEST_CASE("every two exit-reason colours in use are told apart: least ΔE >= 10", "[gui][palette][samples]") {
+    double least = 1e9;
+    for (const auto& name : dat_samples()) {
+        INFO(name);
+        const Trace t = load_trace(sample(name));
+        const auto r = replay::replay(t);
+        const Timeline tl = build_timeline(t, r, nullptr);
+        std::vector<std::uint32_t> colours;
+        std::set<std::uint32_t> painted;
+        for (const auto& [reason, c] : tl.exit_colors) colours.push_back(c);
+        for (const auto& lane : tl.lanes)
+            for (const auto& x : lane.exits) painted.insert(x.color);
+        CHECK(painted == std::set<std::uint32_t>(colours.begin(), colours.end()));  // the ticks use this table, nothing else
+        REQUIRE(colours.size() >= 8);
+        const double d = min_delta_e(colours);
+        CHECK(d >= 10);
+        for (const auto c : colours) CHECK(delta_e(c, kBackground) >= 25);  // and each shows on the lanes
+        least = std::min(least, d);
+    }
+    // more reasons than any sample has: the palette itself keeps its distance
+    const auto many = distinct_colours(40, {kBackground});
+    CHECK(min_delta_e(many) >= 10);
+    // ΔE itself: the textbook pairs
+    CHECK(delta_e(0xff000000, 0xffffffff) == Approx(100).margin(0.01));
+    CHECK(lab_of(0xff0000ff).l == Approx(53.24).margin(0.05));  // sRGB red
+    CHECK(lab_of(0xff0000ff).a == Approx(80.09).margin(0.05));
+    WARN("least ΔE between two exit-reason colours over the samples: " << least);
 }
 
 TEST_CASE("the inspector lists a set's vectors highest first", "[gui][inspector]") {

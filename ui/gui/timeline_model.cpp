@@ -6,6 +6,7 @@
 #include <map>
 
 #include "irqflow/capture/exit_reasons.hpp"
+#include "palette.hpp"
 
 namespace irqflow::gui {
 
@@ -39,10 +40,29 @@ std::uint32_t state_color(VcpuState s) {
 
 namespace {
 
-std::uint32_t exit_color(const Event& e) {
-    // one colour per reason, stable across traces
-    const auto r = e.get(slot::exit_reason).value_or(0);
-    return vector_color(static_cast<int>((r * 7 + e.get(slot::exit_isa).value_or(1)) & 0xff)) & 0xffc0c0c0u;
+// The exit reasons most traces have, SVM's then VMX's, in the order they take the
+// palette's colours (palette.hpp): a reason keeps its colour across traces that share
+// the reasons before it in this list. Reasons not listed follow, by name.
+constexpr const char* kCommonExitReasons[] = {
+    "EXIT_MSR", "EXIT_HLT", "EXIT_IOIO", "EXIT_INTR", "EXIT_VINTR", "EXIT_NPF", "EXIT_CPUID", "EXIT_VMMCALL", "EXIT_WRITE_CR4",
+    "EXIT_PAUSE", "EXIT_AVIC_INCOMPLETE_IPI", "EXIT_AVIC_UNACCELERATED_ACCESS", "EXIT_WBINVD", "EXIT_CR0_SEL_WRITE",
+    "EXTERNAL_INTERRUPT", "MSR_WRITE", "MSR_READ", "HLT", "IO_INSTRUCTION", "EPT_VIOLATION", "EPT_MISCONFIG", "PREEMPTION_TIMER",
+    "INTERRUPT_WINDOW", "APIC_WRITE", "APIC_ACCESS", "EOI_INDUCED", "VMCALL", "CPUID", "PAUSE_INSTRUCTION", "CR_ACCESS",
+};
+
+// Each reason in use gets a colour of its own, the palette's in kCommonExitReasons order.
+std::map<std::string, std::uint32_t> exit_reason_colours(const std::map<std::string, int>& reasons) {
+    std::vector<std::string> order;
+    for (const char* r : kCommonExitReasons)
+        if (reasons.count(r)) order.push_back(r);
+    for (const auto& [r, index] : reasons)
+        if (std::find(order.begin(), order.end(), r) == order.end()) order.push_back(r);
+    std::vector<std::uint32_t> avoid(std::begin(kExitDensity), std::end(kExitDensity));  // the zoomed-out shades
+    avoid.push_back(kBackground);
+    const auto colours = distinct_colours(order.size(), avoid);
+    std::map<std::string, std::uint32_t> out;
+    for (std::size_t i = 0; i < order.size(); ++i) out[order[i]] = colours[i];
+    return out;
 }
 
 }  // namespace
@@ -65,6 +85,7 @@ void StateGrid::build(const std::vector<Band>& bands, std::int64_t t0, std::int6
 Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial) {
     Timeline tl;
     std::map<std::pair<std::int32_t, std::int32_t>, int> lane_of;
+    std::map<std::string, int> reason_index;  // each exit reason seen, in order of appearance
     for (const auto& vm : trace.vms)
         for (const auto& v : vm.vcpus) {
             lane_of[{vm.id.value(), v.id.value()}] = static_cast<int>(tl.lanes.size());
@@ -108,14 +129,19 @@ Timeline build_timeline(const Trace& trace, const replay::ReplayResult& replay, 
             o = {e.ts.value(), VcpuState::Guest};
         } else {
             o = {e.ts.value(), exit_class(e) == ExitClass::Hlt ? VcpuState::Halted : VcpuState::Host};
-            const std::uint32_t colour = exit_color(e);
-            L.exits.push_back({e.ts.value(), colour});
             const std::string key = exit_reason_key(e);
-            if (++L.exits_by_reason[key] == 1) tl.exit_colors.emplace(key, colour);  // for the legend
+            const auto index = reason_index.try_emplace(key, static_cast<int>(reason_index.size())).first->second;
+            L.exits.push_back({e.ts.value(), static_cast<std::uint32_t>(index)});  // its colour once every reason is known
+            ++L.exits_by_reason[key];
         }
     });
     for (std::size_t l = 0; l < open.size(); ++l)
         if (open[l].first >= 0) tl.lanes[l].bands.push_back({open[l].first, tl.t1, open[l].second});
+    tl.exit_colors = exit_reason_colours(reason_index);  // the renderer's and the key's one table
+    std::vector<std::uint32_t> colour_of(reason_index.size());
+    for (const auto& [key, index] : reason_index) colour_of[static_cast<std::size_t>(index)] = tl.exit_colors.at(key);
+    for (auto& L : tl.lanes)
+        for (auto& x : L.exits) x.color = colour_of[x.color];
     for (const auto& ir : replay.interrupts) {
         const int l = lane(ir.vm, ir.vcpu);
         if (l < 0) continue;
