@@ -502,12 +502,36 @@ TEST_CASE("while a trace loads, the window shows its overview: every vCPU thread
     CHECK(lit > 1400 * 20);  // not two empty pictures
 }
 
-TEST_CASE("the time axis labels change unit as the window zooms in, and T switches to trace-clock time", "[gui][input][axis]") {
+TEST_CASE("the axis is in trace time, as every other view and option, and --relative-time counts from the start", "[gui][axis]") {
+    if (!have_xvfb()) return;
+    const auto shot = scratch("axis-default.png").string();
+    auto axis_line = [&](const std::string& options) {
+        const auto r = run_gui("--screenshot '" + shot + "' --print-view " + options + " '" + sample("pveoi-on.dat") + "'");
+        REQUIRE(r.status == 0);
+        const auto at = r.out.find("\naxis ");
+        REQUIRE(at != std::string::npos);
+        return r.out.substr(at + 1, r.out.find('\n', at + 1) - at - 1);
+    };
+    // the trace runs 12.09 s .. 21.1 s on the clock: its seconds, as events and the inspector print them
+    const std::string clock = axis_line("");
+    INFO(clock);
+    CHECK(clock.rfind("axis clock time | ", 0) == 0);
+    CHECK(clock.find(" 13 s 14 s 15 s") != std::string::npos);
+    CHECK(axis_line("--absolute-time") == clock);
+    const std::string relative = axis_line("--relative-time");
+    CHECK(relative.rfind("axis from start | 0 s 1 s 2 s", 0) == 0);
+    // what the axis shows is what --range takes, either way
+    CHECK(run_gui("--screenshot '" + shot + "' --range 14:14.2 '" + sample("pveoi-on.dat") + "'").status == 0);
+    CHECK(run_gui("--screenshot '" + shot + "' --range +2s:+2.2s '" + sample("pveoi-on.dat") + "'").status == 0);
+    CHECK(run_gui("--screenshot '" + shot + "' --relative-time --absolute-time '" + sample("pveoi-on.dat") + "'").status == 64);
+}
+
+TEST_CASE("the time axis labels change unit as the window zooms in, and T switches between time from the start and the trace clock", "[gui][input][axis]") {
     if (!have_xvfb() || !have_xdotool()) {
         WARN("xvfb-run or xdotool not installed: input test skipped");
         return;
     }
-    const Driven d = drive_window("axis", "'" + sample("pveoi-on.dat") + "'", R"sh(
+    const Driven d = drive_window("axis", "--relative-time '" + sample("pveoi-on.dat") + "'", R"sh(
 window "^irqflow - "
 step start
 for i in 1 2 3 4 5; do key equal; done; step ms

@@ -28,7 +28,7 @@ inline constexpr KeyHelp kKeyHelp[] = {
     {"N / P", "next / previous finding"},
     {"I / Shift+I", "next / previous injection (of the vector filter)"},
     {"E / Shift+E", "next / previous EOI (of the vector filter)"},
-    {"T", "axis: time since the trace start / trace-clock time"},
+    {"T", "axis: trace-clock time (the default) / time since the trace start"},
     {"L", "show / hide the key of colours"},
     {"? / F1", "show / hide this list"},
     {"Ctrl+Q", "quit"},

@@ -98,7 +98,10 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
            "markers A and B at these times (seconds of the trace clock); the selection tab shows what lies between")
         ->type_name("A:B")
         ->check(CLI::Validator([](std::string& v) { return pair_of<double>(v) ? std::string() : "A:B seconds, e.g. 12.5:12.6"; }, "", ""));
-    app.add_flag("--absolute-time", o.absolute_time, "label the time axis in trace-clock seconds, not from the trace start (T)");
+    // trace time by default, as the inspector, the events tab, --range, --goto and `irqflow events` print it
+    auto* rel = app.add_flag_callback("--relative-time", [&o] { o.absolute_time = false; },
+                                      "label the time axis from the trace's start (+4.5 s), not in trace-clock seconds (T toggles)");
+    app.add_flag("--absolute-time", o.absolute_time, "label the time axis in trace-clock seconds: the default (T toggles)")->excludes(rel);
     app.add_option("--screenshot-overview", o.overview_shot, "render the overview shown while loading, once all of it is read, to this PNG")
         ->type_name("PNG");
     app.add_option("--bench-frames", o.bench_frames, "render N frames while zooming and panning, print the frame times, exit")

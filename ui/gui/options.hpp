@@ -17,7 +17,7 @@ struct Options {
     std::string overview_shot;  // the overview shown while loading, once all of it is read, to PNG
     bool panels = false;  // also draw the panels into a screenshot
     bool print_view = false;  // print the view and the inspector's pin whenever they change (input tests)
-    bool legend = false, keys = false, absolute_time = false;  // the key of colours, the key overlay, clock time on the axis
+    bool legend = false, keys = false, absolute_time = true;  // the key of colours, the key overlay, clock time on the axis
     std::optional<std::pair<double, double>> hover;  // --screenshot: the tooltip of the item at this pixel
     std::optional<std::pair<double, int>> inspect;  // inspector preset: time (s) and lane
     int bench_frames = 0;  // render this many frames while zooming and panning, print frame times

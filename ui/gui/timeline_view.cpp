@@ -51,7 +51,9 @@ void draw_time_axis(ImDrawList* dl, const TimeAxis& axis, const Layout& L, float
         if (x < ox + Layout::kGutter) continue;
         dl->AddLine(ImVec2(x, oy + Layout::kTop - 6), ImVec2(x, oy + Layout::kTop), kTick);
         dl->AddLine(ImVec2(x, oy + Layout::kTop), ImVec2(x, lanes_bottom), kGrid);  // a faint grid line through the lanes
-        dl->AddText(ImVec2(x + 3, oy + 4), kText, t.label.c_str());
+        // right of its tick, or left of it where the label would run past the view's edge
+        const float w = ImGui::CalcTextSize(t.label.c_str()).x;
+        dl->AddText(ImVec2(x + 3 + w > ox + L.width ? x - 3 - w : x + 3, oy + 4), kText, t.label.c_str());
     }
 }
 

@@ -21,7 +21,7 @@ class ColumnImage;
 // Markers A and B (when 0 or later) are lines labelled in the axis row; with both set
 // the range between them is shaded and the axis row says how far apart they are.
 struct ViewMarks {
-    bool absolute_time = false;
+    bool absolute_time = true;
     std::int64_t cursor_ts = -1;
     std::int64_t mark_a = -1, mark_b = -1;
 };

@@ -31,7 +31,7 @@ struct UiState {
     std::int64_t shown_ts = -1;
     int shown_lane = -1;
     bool pinned = false;  // a click on a lane fixes the inspector there (Esc lets it follow the mouse again)
-    bool absolute_time = false;  // the axis counts trace-clock time instead of time since the start (T)
+    bool absolute_time = true;  // the axis counts trace-clock time instead of time since the start (T)
     bool show_keys = false;      // the key overlay (? / F1)
     bool show_legend = false;    // the key of colours (L)
     std::vector<LegendGroup> legend;  // built the first time it is shown
