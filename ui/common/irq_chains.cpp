@@ -16,11 +16,10 @@ std::optional<std::uint64_t> accept_after(const Trace& t, const replay::IpiRecor
                                           const std::vector<std::uint64_t>& sends) {
     const auto next = std::upper_bound(sends.begin(), sends.end(), p.record);
     const auto& ev = t.events;
-    std::size_t i = ev.lower_bound_ts(TimestampNs(p.ts));
+    std::size_t i = ev.lower_bound_record(p.record + 1);  // records are in input order; times per CPU may not be
     for (const std::size_t end = std::min(ev.size(), i + kAcceptLookAhead); i < end; ++i) {
         const std::uint64_t rec = ev.record(i);
         if (next != sends.end() && rec >= *next) break;
-        if (rec <= p.record) continue;
         const EventKind k = ev.kind(i);
         if (k != EventKind::ApicAcceptIrq && k != EventKind::ApicvAcceptIrq) continue;
         const Event e = ev[i];
