@@ -2,7 +2,9 @@
 // statistics, search, serial labels, unsynced stretches; each checked on a real capture
 // against a brute-force count over the trace.
 #include <catch2/catch.hpp>
+#include <imgui.h>
 
+#include <cfloat>
 #include <memory>
 
 #include "events_model.hpp"
@@ -14,6 +16,7 @@
 #include "serial_labels.hpp"
 #include "session.hpp"
 #include "statistics_model.hpp"
+#include "time_axis.hpp"
 #include "ui_state.hpp"
 
 using namespace irqflow;
@@ -182,7 +185,8 @@ TEST_CASE("serial texts end before the next line's tick, cut with ... where they
     // 0.1 px per ns: ticks at 190, 390, 392 and 460 px
     const std::vector<SerialMark> lines = {{1000, "first line of text"}, {3000, "second"}, {3020, "third, far too close"}, {3700, "last line"}};
     const Layout L{1090, 100, 0, 10000};
-    const auto labels = serial_labels(lines, L, 7);
+    const TextWidth monospace = [](std::string_view t) { return 7.0f * static_cast<float>(t.size()); };
+    const auto labels = serial_labels(lines, L, monospace);
     REQUIRE(labels.size() == 4);
     for (std::size_t i = 0; i + 1 < labels.size(); ++i) {
         INFO(i);
@@ -193,6 +197,112 @@ TEST_CASE("serial texts end before the next line's tick, cut with ... where they
     CHECK(labels[1].text.empty());                    // 2 px to the next tick: the tick alone
     CHECK(labels[2].text == "third...");              // 62 px: 8 characters
     CHECK(labels[3].text == "last line");
+}
+
+namespace {
+
+// The window's own font (ImGui's default, as irqflow-gui draws with it), measured without
+// a window: the atlas builds on demand.
+TextWidth window_font() {
+    static ImGuiContext* ctx = [] {
+        ImGuiContext* c = ImGui::CreateContext();
+        unsigned char* px = nullptr;
+        int w = 0, h = 0;
+        ImGui::GetIO().Fonts->GetTexDataAsAlpha8(&px, &w, &h);
+        return c;
+    }();
+    ImGui::SetCurrentContext(ctx);
+    ImFont* font = ImGui::GetIO().Fonts->Fonts[0];
+    return [font](std::string_view t) { return font->CalcTextSizeA(font->FontSize, FLT_MAX, 0, t.data(), t.data() + t.size()).x; };
+}
+
+}  // namespace
+
+TEST_CASE("serial labels never overlap in the window's font, whatever the lines hold and at any zoom", "[gui][serial]") {
+    const TextWidth width = window_font();
+    // every sample's console, as logged and as a boot's colours and tabs would make it
+    std::size_t checked = 0, cut = 0;
+    for (const std::string name : {"pveoi-on", "pvspin", "lossy", "hyperv"}) {
+        const Session& s = session(name + ".dat", name + "-serial.log");
+        REQUIRE(s.tl.serial.size() >= 10);
+        std::vector<SerialMark> dressed = s.tl.serial;
+        for (std::size_t i = 0; i < dressed.size(); ++i)
+            if (i % 2) dressed[i].text = "\x1b[0;32m  OK  \x1b[0m]\tStarted\t" + dressed[i].text + "\r";
+        for (const std::vector<SerialMark>* lines : {&s.tl.serial, static_cast<const std::vector<SerialMark>*>(&dressed)})
+            for (const float w : {700.0f, 1400.0f})
+                for (const std::int64_t span : {std::int64_t{0}, std::int64_t{2'000'000'000}, std::int64_t{300'000'000}, std::int64_t{50'000'000}}) {
+                    // the whole trace, then windows of `span` centred on each line
+                    const std::size_t views = span ? lines->size() : 1;
+                    for (std::size_t v = 0; v < views; ++v) {
+                        const Layout L = span ? Layout{w, 400, (*lines)[v].ts - span / 2, (*lines)[v].ts + span / 2} : Layout{w, 400, s.tl.t0, s.tl.t1};
+                        const auto labels = serial_labels(*lines, L, width);
+                        for (std::size_t i = 0; i < labels.size(); ++i) {
+                            if (labels[i].text.empty()) continue;
+                            const float end = labels[i].x + kSerialTextGap + width(labels[i].text);
+                            const float next = i + 1 < labels.size() ? labels[i + 1].x : L.width;
+                            INFO(name << " width " << w << " span " << span << " line " << labels[i].line << ": " << labels[i].text);
+                            CHECK(end <= next - kSerialTextGap + 0.01f);
+                            CHECK(labels[i].text.find_first_of("\x1b\t\r") == std::string::npos);  // drawn as measured
+                            ++checked;
+                            cut += labels[i].text.size() >= 3 && labels[i].text.compare(labels[i].text.size() - 3, 3, "...") == 0;
+                        }
+                    }
+                }
+    }
+    CHECK(checked > 1000);
+    CHECK(cut > 100);  // the cases that matter: a text that had to be cut to its room
+    // a tab is as wide as the spaces to the next multiple of 8 columns; escapes are gone
+    CHECK(display_text("\x1b[1;31mFAILED\x1b[0m\tx\x07") == "FAILED  x.");
+    CHECK(display_text("ab\tc") == "ab      c");
+    // a cut never splits a UTF-8 character
+    const std::vector<SerialMark> utf8 = {{0, "t\xc3\xa9l\xc3\xa9phone \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9 \xc3\xa9t\xc3\xa9"}, {1000, "next"}};
+    for (float room = 40; room < 200; room += 1) {
+        const auto labels = serial_labels(utf8, Layout{Layout::kGutter + room * 2, 100, 0, 2000}, width);
+        const std::string& t = labels[0].text;
+        INFO(room << ": " << t);
+        if (t.size() > 3) CHECK((static_cast<unsigned char>(t[t.size() - 4]) & 0xc0) != 0xc0);  // no lead byte left without its tail
+    }
+}
+
+TEST_CASE("axis labels never overlap: the last flips left of its tick only where it has room, none covers the base", "[gui][axis]") {
+    // ticks 80 px apart, labels 56 px wide, the view ends 20 px after the last tick
+    const std::vector<float> x = {100, 180, 260, 340}, w = {56, 56, 56, 56};
+    const auto fits = tick_label_x(x, w, 90, 360);
+    REQUIRE(fits.size() == 4);
+    CHECK(fits[0] == 103);
+    CHECK(fits[2] == 263);
+    CHECK(!fits[3]);  // left of its tick it would touch the label of 260; right of it, run past 360
+    const auto flips = tick_label_x({100, 180, 260, 340}, {56, 56, 10, 56}, 90, 360);
+    CHECK(flips[3] == 340 - 3 - 56);  // room left of it: drawn there
+    const auto based = tick_label_x(x, w, 140, 1000);  // a base text reaching to 140
+    CHECK(!based[0]);
+    CHECK(based[1] == 183);
+    const auto marked = tick_label_x(x, w, 90, 1000, {{172, 190}});  // a marker's flag or the B-A distance at 172..190
+    CHECK(marked[0] == 103);                                         // ends 13 px before it
+    CHECK(!marked[1]);
+    CHECK(marked[2] == 263);
+    // and on the axis of a real view, in the window's font
+    const TextWidth width = window_font();
+    for (const float view_w : {300.0f, 700.0f, 1400.0f})
+        for (const std::int64_t t1 : {std::int64_t{19'000'000'000}, std::int64_t{13'000'123'457}, std::int64_t{12'100'000'000}}) {
+            const std::int64_t t0 = 12'090'000'000;
+            const TimeAxis axis = time_axis(t0, t1, t0, view_w - Layout::kGutter, false);
+            const Layout L{view_w, 100, t0, t1};
+            std::vector<float> tx, tw;
+            for (const auto& t : axis.ticks) tx.push_back(L.x(t.ts)), tw.push_back(width(t.label));
+            const auto at = tick_label_x(tx, tw, 4 + width(axis.base), L.width);
+            float end = 4 + width(axis.base);
+            std::size_t placed = 0;
+            for (std::size_t i = 0; i < at.size(); ++i) {
+                if (!at[i]) continue;
+                INFO(view_w << " " << t1 << " " << axis.ticks[i].label);
+                CHECK(*at[i] >= end);
+                CHECK(*at[i] + tw[i] <= L.width);
+                end = *at[i] + tw[i];
+                ++placed;
+            }
+            CHECK(placed + 1 >= axis.ticks.size());  // at most the last is left out
+        }
 }
 
 TEST_CASE("lanes shade where the replay did not know a vCPU's state: every vCPU after lost.dat's drop", "[gui][unsynced]") {

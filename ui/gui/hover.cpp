@@ -7,6 +7,7 @@
 #include "event_format.hpp"
 #include "inspector_model.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
+#include "serial_labels.hpp"
 #include "time_axis.hpp"
 
 namespace irqflow::gui {
@@ -87,7 +88,7 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
         auto m = std::upper_bound(tl.serial.begin(), tl.serial.end(), hi, [](std::int64_t t, const SerialMark& sm) { return t < sm.ts; });
         if (m != tl.serial.begin() && (--m)->ts >= L.t0) {
             out.push_back("serial at " + at(m->ts));
-            out.push_back(m->text);
+            out.push_back(display_text(m->text));
         }
         return out;
     }

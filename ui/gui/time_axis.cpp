@@ -82,6 +82,22 @@ TimeAxis time_axis(std::int64_t t0, std::int64_t t1, std::int64_t origin, float 
     return a;
 }
 
+std::vector<std::optional<float>> tick_label_x(const std::vector<float>& tick_x, const std::vector<float>& width, float left, float right,
+                                               const std::vector<Span>& taken) {
+    constexpr float kGap = 3;  // between a tick and its label, and between two labels
+    std::vector<std::optional<float>> out(tick_x.size());
+    float free_from = left;  // where the last placed text ends
+    for (std::size_t i = 0; i < tick_x.size() && i < width.size(); ++i) {
+        float x = tick_x[i] + kGap;
+        if (x + width[i] > right) x = tick_x[i] - kGap - width[i];
+        if (x < free_from + kGap) continue;
+        if (std::any_of(taken.begin(), taken.end(), [&](const Span& t) { return x < t.second + kGap && x + width[i] + kGap > t.first; })) continue;
+        out[i] = x;
+        free_from = x + width[i];
+    }
+    return out;
+}
+
 std::string duration_text(std::int64_t ns) {
     char b[48];
     const auto mag = ns < 0 ? -ns : ns;

@@ -3,7 +3,9 @@
 // zoom. No ImGui here: timeline_view.cpp draws it, tests call it.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace irqflow::gui {
@@ -29,6 +31,15 @@ inline constexpr float kMinTickPx = 80;
 // The axis for the view [t0, t1] drawn `width_px` wide. `origin` is the trace start;
 // `relative` counts from it, else from the clock's zero.
 TimeAxis time_axis(std::int64_t t0, std::int64_t t1, std::int64_t origin, float width_px, bool relative);
+
+// Where each tick's label starts, given the ticks' x and the labels' widths: right of its
+// tick, or left of it where it would run past `right`; a label that would then touch the
+// one before it, start before `left` (where the base's text ends) or cross a `taken` span
+// of the axis row (markers A and B, their distance) gets no place (nullopt), so labels
+// never overlap.
+using Span = std::pair<float, float>;
+std::vector<std::optional<float>> tick_label_x(const std::vector<float>& tick_x, const std::vector<float>& width, float left, float right,
+                                               const std::vector<Span>& taken = {});
 
 // "12.008250 s", the precision that `step_ns` needs (at least microseconds).
 std::string seconds_text(std::int64_t ns, std::int64_t step_ns);

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <deque>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace irqflow::gui {
@@ -43,17 +42,21 @@ std::size_t first_at_or_after(const std::vector<T>& v, std::int64_t ts) {
 
 }  // namespace
 
-void draw_time_axis(ImDrawList* dl, const TimeAxis& axis, const Layout& L, float ox, float oy, float lanes_bottom) {
+void draw_time_axis(ImDrawList* dl, const TimeAxis& axis, const Layout& L, float ox, float oy, float lanes_bottom, const std::vector<Span>& taken) {
     constexpr std::uint32_t kText = 0xffdcdcdc, kTick = 0xff8c8c8c, kGrid = 0x28ffffff;
     dl->AddText(ImVec2(ox + 4, oy + 4), kText, axis.base.c_str());
+    std::vector<float> tick_x, width;
     for (const auto& t : axis.ticks) {
-        const float x = ox + L.x(t.ts);
+        tick_x.push_back(ox + L.x(t.ts));
+        width.push_back(ImGui::CalcTextSize(t.label.c_str()).x);
+    }
+    const auto label_x = tick_label_x(tick_x, width, ox + 4 + ImGui::CalcTextSize(axis.base.c_str()).x, ox + L.width, taken);
+    for (std::size_t i = 0; i < axis.ticks.size(); ++i) {
+        const float x = tick_x[i];
         if (x < ox + Layout::kGutter) continue;
         dl->AddLine(ImVec2(x, oy + Layout::kTop - 6), ImVec2(x, oy + Layout::kTop), kTick);
         dl->AddLine(ImVec2(x, oy + Layout::kTop), ImVec2(x, lanes_bottom), kGrid);  // a faint grid line through the lanes
-        // right of its tick, or left of it where the label would run past the view's edge
-        const float w = ImGui::CalcTextSize(t.label.c_str()).x;
-        dl->AddText(ImVec2(x + 3 + w > ox + L.width ? x - 3 - w : x + 3, oy + 4), kText, t.label.c_str());
+        if (label_x[i]) dl->AddText(ImVec2(*label_x[i], oy + 4), kText, axis.ticks[i].label.c_str());
     }
 }
 
@@ -68,8 +71,30 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
     const std::vector<int> row = filter.rows();
     const int rows = filter.row_count();
     auto row_of = [&](int lane) { return lane >= 0 && static_cast<std::size_t>(lane) < row.size() ? row[static_cast<std::size_t>(lane)] : -1; };
+    // markers A and B in the axis row: a flag each, and with both their distance between
+    // them; placed first, so no tick label is drawn under them
+    struct Flag {
+        std::int64_t ts;
+        std::uint32_t colour;
+        const char* name;
+    };
+    std::vector<Flag> flags;
+    for (const Flag& f : {Flag{marks.mark_a, kMarkAColor, "A"}, Flag{marks.mark_b, kMarkBColor, "B"}})
+        if (f.ts >= L.t0 && f.ts <= L.t1) flags.push_back(f);
+    std::vector<Span> taken;
+    for (const Flag& f : flags) taken.emplace_back(ox + L.x(f.ts) - 5, ox + L.x(f.ts) + 5);
+    std::string delta;
+    float delta_x = 0, xa = 0, xb = 0;
+    if (marks.mark_a >= 0 && marks.mark_b >= 0) {
+        xa = std::clamp(ox + L.x(std::min(marks.mark_a, marks.mark_b)), ox + Layout::kGutter, ox + L.width);
+        xb = std::clamp(ox + L.x(std::max(marks.mark_a, marks.mark_b)), ox + Layout::kGutter, ox + L.width);
+        delta = "B-A " + std::string(marks.mark_b >= marks.mark_a ? "+" : "") + duration_text(marks.mark_b - marks.mark_a);
+        const float w = ImGui::CalcTextSize(delta.c_str()).x;
+        delta_x = std::clamp((xa + xb - w) / 2, ox + Layout::kGutter, ox + L.width - w - 2);
+        taken.emplace_back(delta_x - 2, delta_x + w + 2);
+    }
     // the axis first: its grid lines lie behind everything drawn in the lanes
-    draw_time_axis(dl, time_axis(L.t0, L.t1, tl.t0, L.width - Layout::kGutter, !marks.absolute_time), L, ox, oy, oy + L.lane_top(rows));
+    draw_time_axis(dl, time_axis(L.t0, L.t1, tl.t0, L.width - Layout::kGutter, !marks.absolute_time), L, ox, oy, oy + L.lane_top(rows), taken);
     for (std::size_t li = 0; li < tl.lanes.size(); ++li) {
         const auto& lane = tl.lanes[li];
         const int l = row[li];
@@ -313,30 +338,24 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
     const float sy = oy + L.serial_y(rows);
     dl->AddText(ImVec2(ox + 4, sy), 0xffdcdcdc, "serial");
     float last_tick = -1;
-    for (const auto& sl : serial_labels(tl.serial, L, ImGui::CalcTextSize("x").x)) {
+    const TextWidth width = [](std::string_view t) { return ImGui::CalcTextSize(t.data(), t.data() + t.size()).x; };
+    for (const auto& sl : serial_labels(tl.serial, L, width)) {
         const float x = ox + sl.x;
         if (std::floor(x) != last_tick) dl->AddLine(ImVec2(x, sy), ImVec2(x, sy + 14), 0xffdcdcdc);  // one tick per column
         last_tick = std::floor(x);
-        if (!sl.text.empty()) dl->AddText(ImVec2(x + 3, sy), 0xffdcdcdc, sl.text.c_str());
+        if (!sl.text.empty()) dl->AddText(ImVec2(x + kSerialTextGap, sy), 0xffdcdcdc, sl.text.c_str());
     }
     // markers A and B: a shade between them, a line each, and the distance in the axis row
     const float lanes_bottom = oy + L.lane_top(rows);
-    if (marks.mark_a >= 0 && marks.mark_b >= 0) {
-        const float xa = std::clamp(ox + L.x(std::min(marks.mark_a, marks.mark_b)), ox + Layout::kGutter, ox + L.width);
-        const float xb = std::clamp(ox + L.x(std::max(marks.mark_a, marks.mark_b)), ox + Layout::kGutter, ox + L.width);
+    if (!delta.empty()) {
         if (xb > xa) dl->AddRectFilled(ImVec2(xa, oy + Layout::kTop), ImVec2(xb, lanes_bottom), kSelectionShade);
-        const std::string delta = "B-A " + std::string(marks.mark_b >= marks.mark_a ? "+" : "") + duration_text(marks.mark_b - marks.mark_a);
-        const float w = ImGui::CalcTextSize(delta.c_str()).x;
-        const float tx = std::clamp((xa + xb - w) / 2, ox + Layout::kGutter, ox + L.width - w - 2);
-        dl->AddRectFilled(ImVec2(tx - 2, oy + 2), ImVec2(tx + w + 2, oy + Layout::kTop - 6), kBackground);  // over the tick labels
-        dl->AddText(ImVec2(tx, oy + 4), 0xffffffff, delta.c_str());
+        dl->AddText(ImVec2(delta_x, oy + 4), 0xffffffff, delta.c_str());
     }
-    for (auto [ts, colour, name] : {std::tuple{marks.mark_a, kMarkAColor, "A"}, {marks.mark_b, kMarkBColor, "B"}}) {
-        if (ts < L.t0 || ts > L.t1) continue;
-        const float x = ox + L.x(ts);
-        dl->AddLine(ImVec2(x, oy + Layout::kTop - 6), ImVec2(x, lanes_bottom), colour, 2);
-        dl->AddRectFilled(ImVec2(x - 5, oy + Layout::kTop - 16), ImVec2(x + 5, oy + Layout::kTop - 4), colour);
-        dl->AddText(ImVec2(x - 3, oy + Layout::kTop - 17), 0xff000000, name);
+    for (const Flag& f : flags) {
+        const float x = ox + L.x(f.ts);
+        dl->AddLine(ImVec2(x, oy + Layout::kTop - 6), ImVec2(x, lanes_bottom), f.colour, 2);
+        dl->AddRectFilled(ImVec2(x - 5, oy + Layout::kTop - 16), ImVec2(x + 5, oy + Layout::kTop - 4), f.colour);
+        dl->AddText(ImVec2(x - 3, oy + Layout::kTop - 17), 0xff000000, f.name);
     }
     if (marks.cursor_ts >= L.t0 && marks.cursor_ts <= L.t1) {  // the pinned time, through every lane
         const float x = ox + L.x(marks.cursor_ts);

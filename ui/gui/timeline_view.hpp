@@ -27,8 +27,10 @@ struct ViewMarks {
 };
 void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, const VectorLayers* only, const Layout& layout,
                    float origin_x, float origin_y, ColumnImage* strips = nullptr, const ViewMarks& marks = {});
-// The time axis over the lanes (time_axis.hpp): ticks, labels and the base in the gutter.
-void draw_time_axis(ImDrawList* dl, const TimeAxis& axis, const Layout& layout, float origin_x, float origin_y, float lanes_bottom);
+// The time axis over the lanes (time_axis.hpp): ticks, labels and the base in the gutter;
+// no label over the `taken` spans of the axis row.
+void draw_time_axis(ImDrawList* dl, const TimeAxis& axis, const Layout& layout, float origin_x, float origin_y, float lanes_bottom,
+                    const std::vector<Span>& taken = {});
 // Draws a loading trace's overview (overview.hpp) in the same layout and colours, one
 // row per vCPU thread, with what has been read so far.
 void draw_overview(ImDrawList* dl, const Overview& o, const Layout& layout, ColumnImage* strips = nullptr);
