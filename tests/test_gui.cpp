@@ -1,13 +1,12 @@
 // irqflow-gui under Xvfb: a real window, a real frame, and its pixels.
 #include <catch2/catch.hpp>
 
-#include <stb_image.h>
-
 #include <set>
 #include <sstream>
 
 #include "findings_model.hpp"
 #include "go_to.hpp"
+#include "gui_window.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -21,36 +20,6 @@ using namespace irqflow;
 using namespace irqflow::test;
 
 namespace {
-
-struct Image {
-    int w = 0, h = 0;
-    std::vector<unsigned char> px;
-    std::uint32_t at(int x, int y) const {  // as 0xAABBGGRR, like ImGui colours
-        const auto* p = &px[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) * 3];
-        return 0xff000000u | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[1]} << 8) | p[0];
-    }
-};
-
-bool have_xvfb() { return run("command -v xvfb-run").status == 0; }
-
-// Renders a frame to a PNG through the real binary under Xvfb; `args` are the options
-// and the trace (or database and session), already quoted. `how` is --screenshot (the
-// loaded session) or --screenshot-overview (the loading overview).
-Image shoot(const std::string& args, const std::string& tag = "shot", const std::string& how = "--screenshot") {
-    auto out = scratch(tag + ".png");
-    std::filesystem::remove(out);
-    // Mesa and X libraries keep allocations for the process lifetime: not our leaks.
-    auto r = run_gui(how + " '" + out.string() + "' " + args, "-s '-screen 0 1600x1200x24'");
-    INFO(r.out);
-    REQUIRE(r.status == 0);
-    Image img;
-    int n = 0;
-    unsigned char* data = stbi_load(out.c_str(), &img.w, &img.h, &n, 3);
-    REQUIRE(data);
-    img.px.assign(data, data + static_cast<std::size_t>(img.w) * static_cast<std::size_t>(img.h) * 3);
-    stbi_image_free(data);
-    return img;
-}
 
 Image screenshot(const std::string& trace, const std::string& range, int w, int h) {
     return shoot("--range " + range + " --size " + std::to_string(w) + "x" + std::to_string(h) + " '" + trace + "'",
@@ -286,48 +255,6 @@ TEST_CASE("the vCPU and vector filters draw only the chosen lanes and that vecto
 
 #include "navigation_model.hpp"
 
-namespace {
-
-bool have_xdotool() { return run("command -v xdotool").status == 0; }
-
-struct Driven {
-    std::string out;  // xvfb-run's own output
-    std::string log;  // what the window printed (--print-view), with "# step" lines between
-};
-
-// Starts irqflow-gui with `args` (quoted) under Xvfb, runs the shell `steps` against it
-// with xdotool, then quits it with Ctrl+Q. Steps can use: window TITLE_REGEX (waits
-// for it and sets $wid), line REGEX (waits for the window to print it), step NAME
-// (lets frames pass, then marks the log), key KEY, $(at X Y) (an xdotool move).
-Driven drive_window(const std::string& tag, const std::string& args, const std::string& steps, const std::string& size = "1400x660") {
-    auto log = scratch(tag + ".log");
-    std::filesystem::remove(log);
-    auto script = scratch(tag + ".sh");
-    write_file(script, R"sh(set -u
-log=$1; shift
-ASAN_OPTIONS=detect_leaks=0 "$@" >> "$log" 2>&1 &
-pid=$!
-fail() { echo "# $*" >> "$log"; kill -9 $pid; exit 1; }
-window() { wid=$(timeout 120 xdotool search --sync --name "$1" | head -1); [ -n "$wid" ] || fail "no window $1"; }
-line() { for i in $(seq 300); do grep -q "$1" "$log" && return; sleep 0.1; done; fail "no line $1"; }
-step() { sleep 0.5; echo "# $*" >> "$log"; }
-key() { xdotool keydown "$1" sleep 0.15 keyup "$1"; }
-at() { echo "mousemove --window $wid $1 $2 sleep 0.15"; }
-)sh" + steps + R"sh(
-key ctrl+q
-timeout 60 tail --pid=$pid -f /dev/null || kill -9 $pid
-wait $pid; echo "# exit $?" >> "$log"
-)sh");
-    Driven d;
-    d.out = run("timeout 300 xvfb-run -a -s '-screen 0 1600x1200x24' bash '" + script.string() + "' '" + log.string() + "' '" +
-                    std::string(IRQFLOW_GUI) + "' --size " + size + " --print-view " + args,
-                true)
-                .out;
-    d.log = read_file(log.string());
-    return d;
-}
-
-}  // namespace
 
 TEST_CASE("mouse and keys drive the real window: wheel, box zoom, Home, End, whole, drag, jump, click to inspect", "[gui][input]") {
     if (!have_xvfb() || !have_xdotool()) {
@@ -441,9 +368,9 @@ TEST_CASE("clicking an ISR bit in the real window names the accept, injection an
     const Driven d = drive_window("isr", "--inspect 20.2865:2 '" + sample("pveoi-on.dat") + "'", R"sh(
 window "^irqflow - "
 line "^isr-grid"
-read -r _ gx gy < <(grep "^isr-grid" "$log")
+read -r _ gx gy cw ch < <(grep "^isr-grid" "$log")
 v=34
-xdotool mousemove --window "$wid" $(( gx + (v % 16) * 9 + 4 )) $(( gy + (v / 16) * 9 + 4 )) sleep 0.3 click 1
+xdotool mousemove --window "$wid" $(( gx + (v % 16) * cw + cw / 2 )) $(( gy + (v / 16) * ch + ch / 2 )) sleep 0.3 click 1
 sleep 0.5
 )sh");
     const std::string& out = d.log;
@@ -615,44 +542,6 @@ TEST_CASE("every GUI option is checked against the trace: a range outside it, a 
     CHECK(r.out.find("--goto 99s: no such time or record") != std::string::npos);
 }
 
-TEST_CASE("a screenshot shows the key of colours, the axis ticks and the pinned cursor", "[gui][legend]") {
-    if (!have_xvfb()) return;
-    const Image img = shoot("--legend --panels --inspect 13.2:1 --range 13.1:13.3 --size 1400x700 '" + sample("pveoi-on.dat") + "'", "legend");
-    // the key (top right of the plot) shows each state colour as a 24-pixel swatch, the
-    // three in one column: runs no band of the lanes makes at one x for all three
-    auto swatch_x = [&](std::uint32_t c) {  // x of rows holding a run of exactly 24 pixels of c, with how many rows
-        std::map<int, int> rows;
-        for (int y = gui::Layout::kTop; y < 340; ++y)
-            for (int x = 1000; x + 24 < 1400; ++x)
-                if (img.at(x, y) == c && img.at(x - 1, y) != c) {
-                    int n = 0;
-                    while (x + n < 1400 && img.at(x + n, y) == c) ++n;
-                    if (n == 24) ++rows[x];
-                    x += n;
-                }
-        std::set<int> xs;
-        for (const auto& [x, n] : rows)
-            if (n >= 8) xs.insert(x);
-        return xs;
-    };
-    const auto guest = swatch_x(gui::state_color(gui::VcpuState::Guest)), host = swatch_x(gui::state_color(gui::VcpuState::Host)),
-               halted = swatch_x(gui::state_color(gui::VcpuState::Halted));
-    bool aligned = false;
-    for (int x : guest) aligned = aligned || (host.count(x) && halted.count(x));
-    CHECK(aligned);
-    // the cursor: a green line through the lanes at 13.2 s
-    const gui::Layout L{1400, 360, 13'100'000'000, 13'300'000'000};
-    const int cx = static_cast<int>(L.x(13'200'000'000));
-    int green = 0;
-    for (int y = gui::Layout::kTop; y < static_cast<int>(L.lane_top(4)); ++y)
-        for (int dx = -1; dx <= 1; ++dx) green += img.at(cx + dx, y) == gui::kCursorColor;
-    CHECK(green >= 200);
-    // axis ticks every 20 ms: light grey tick marks just above the lanes
-    int ticks = 0;
-    for (int x = static_cast<int>(gui::Layout::kGutter); x < 1000; ++x) ticks += img.at(x, gui::Layout::kTop - 3) == 0xff8c8c8cu;
-    CHECK(ticks >= 6);
-}
-
 TEST_CASE("hovering a known exit in the real window shows its reason in a tooltip", "[gui][input][hover]") {
     if (!have_xvfb() || !have_xdotool()) {
         WARN("xvfb-run or xdotool not installed: input test skipped");
@@ -694,35 +583,6 @@ TEST_CASE("the lost gap of lost.dat is drawn hatched on every lane it un-syncs",
     }
 }
 
-namespace {
-
-// "view A B", "marks A B", ... lines of a driven window's log, with the step each came before.
-struct LogLines {
-    std::vector<std::pair<std::string, std::string>> lines;  // (step it came before, line)
-    std::vector<std::string> all(const std::string& prefix, const std::string& step = "") const {
-        std::vector<std::string> out;
-        for (const auto& [s, l] : lines)
-            if (l.rfind(prefix, 0) == 0 && (step.empty() || s == step)) out.push_back(l);
-        return out;
-    }
-};
-LogLines log_lines(const std::string& log) {
-    LogLines out;
-    std::vector<std::string> pending;
-    std::istringstream in(log);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("# ", 0) == 0) {
-            for (auto& p : pending) out.lines.emplace_back(line.substr(2), std::move(p));
-            pending.clear();
-        } else {
-            pending.push_back(line);
-        }
-    }
-    return out;
-}
-
-}  // namespace
 
 TEST_CASE("going to a record (the --goto option, Ctrl+G) zooms there, pins the cursor and selects its row on screen", "[gui][input][goto]") {
     if (!have_xvfb() || !have_xdotool()) {

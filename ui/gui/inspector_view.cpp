@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "go_to.hpp"
 #include "inspector_model.hpp"
@@ -14,23 +15,53 @@
 namespace irqflow::gui {
 namespace {
 
-// One 16x16 grid of a 256-bit register; returns the vector under the mouse or -1.
-int vector_grid(const char* title, const replay::VectorSet& set, bool by_vector_colour, int pinned, ImVec2* origin = nullptr) {
-    ImGui::TextUnformatted(title);
+// A cell's pitch: 8 pixels and a gap across, a pixel more down, so the row labels (the
+// font's digits are 8 pixels tall) stand apart.
+constexpr float kCellW = 9, kCellH = 10;
+
+struct Grid {
+    const char* title;
+    const replay::VectorSet& set;
+    bool by_vector_colour;  // set bits in each vector's colour (ISR) or plain
+    int pinned;             // a vector outlined, or -1
+};
+
+// The 16x16 grids of 256-bit registers side by side: a vector's row is its high nibble
+// (labelled 0x00..0xf0 once, left of the first grid, since the grids share rows), its
+// column the low nibble (0..f over each grid). Returns the vector under the mouse in each
+// grid (-1: none); origins[i] is grid i's first cell.
+std::vector<int> vector_grids(const std::vector<Grid>& grids, std::vector<ImVec2>& origins) {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    if (origin) *origin = p;
-    const float cell = 9;
-    int hovered = -1;
-    for (int v = 0; v < 256; ++v) {
-        const ImVec2 a(p.x + static_cast<float>(v % 16) * cell, p.y + static_cast<float>(v / 16) * cell);
-        const ImVec2 b(a.x + cell - 1, a.y + cell - 1);
-        const std::uint32_t on = by_vector_colour ? vector_color(v) : 0xffe0e0e0;
-        dl->AddRectFilled(a, b, set.test(v) ? on : 0xff3a3a3a);
-        if (v == pinned) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), 0xffffffff);
-        if (ImGui::IsMouseHoveringRect(a, b)) hovered = v;
+    const float line = ImGui::GetTextLineHeight(), char_w = ImGui::CalcTextSize("0").x;
+    const float row_labels = ImGui::CalcTextSize("0x00").x + 4, gap = ImGui::GetStyle().ItemSpacing.x;
+    const float top = p.y + line + 2 + line;  // the titles, then the column labels
+    constexpr std::uint32_t kLabel = 0xff9a9a9a, kTitle = 0xffdcdcdc;
+    char text[8];
+    for (int r = 0; r < 16; ++r) {
+        std::snprintf(text, sizeof text, "0x%x0", r);
+        dl->AddText(ImVec2(p.x, top + static_cast<float>(r) * kCellH + (kCellH - line) / 2), kLabel, text);
     }
-    ImGui::Dummy(ImVec2(16 * cell, 16 * cell));
+    std::vector<int> hovered(grids.size(), -1);
+    origins.assign(grids.size(), ImVec2());
+    for (std::size_t g = 0; g < grids.size(); ++g) {
+        const ImVec2 o(p.x + row_labels + static_cast<float>(g) * (16 * kCellW + gap), top);
+        origins[g] = o;
+        dl->AddText(ImVec2(o.x, p.y), kTitle, grids[g].title);
+        for (int c = 0; c < 16; ++c) {
+            std::snprintf(text, sizeof text, "%x", c);
+            dl->AddText(ImVec2(o.x + static_cast<float>(c) * kCellW + (kCellW - 1 - char_w) / 2, p.y + line + 2), kLabel, text);
+        }
+        for (int v = 0; v < 256; ++v) {
+            const ImVec2 a(o.x + static_cast<float>(v % 16) * kCellW, o.y + static_cast<float>(v / 16) * kCellH);
+            const ImVec2 b(a.x + kCellW - 1, a.y + kCellH - 1);
+            const std::uint32_t on = grids[g].by_vector_colour ? vector_color(v) : 0xffe0e0e0;
+            dl->AddRectFilled(a, b, grids[g].set.test(v) ? on : 0xff3a3a3a);
+            if (v == grids[g].pinned) dl->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), 0xffffffff);
+            if (ImGui::IsMouseHoveringRect(a, b)) hovered[g] = v;
+        }
+    }
+    ImGui::Dummy(ImVec2(row_labels + static_cast<float>(grids.size()) * (16 * kCellW + gap), top - p.y + 16 * kCellH));
     return hovered;
 }
 
@@ -74,18 +105,14 @@ void inspector(const Session& s, UiState& u, const Layout& layout, float x, floa
         const std::string line = "bits " + std::to_string(u.shown_lane) + " isr " + vector_list(st.isr) + " irr " + vector_list(st.irr);
         if (line != printed) std::printf("%s\n", (printed = line).c_str());
     }
-    ImGui::Columns(3, nullptr, false);
-    const int irr = vector_grid("IRR", st.irr, false, -1);
-    ImGui::NextColumn();
-    ImVec2 isr_at;
-    const int isr = vector_grid("ISR (click a bit)", st.isr, true, u.pinned_vector, &isr_at);
-    if (u.print_view && !u.printed_grid) {  // where the cells are, for tests that click one (9 px each, 16 a row)
-        std::printf("isr-grid %.0f %.0f\n", isr_at.x, isr_at.y);
+    std::vector<ImVec2> origins;
+    const auto under = vector_grids({{"IRR", st.irr, false, -1}, {"ISR (click a bit)", st.isr, true, u.pinned_vector}, {"TMR", st.tmr, false, -1}},
+                                    origins);
+    const int irr = under[0], isr = under[1], tmr = under[2];
+    if (u.print_view && !u.printed_grid) {  // where the ISR cells are, for tests that click one
+        std::printf("isr-grid %.0f %.0f %.0f %.0f\n", origins[1].x, origins[1].y, kCellW, kCellH);
         u.printed_grid = true;
     }
-    ImGui::NextColumn();
-    const int tmr = vector_grid("TMR", st.tmr, false, -1);
-    ImGui::Columns(1);
     if (isr >= 0 && ImGui::IsMouseClicked(0)) u.pinned_vector = st.isr.test(isr) ? isr : -1;
     const int hovered = isr >= 0 ? isr : (irr >= 0 ? irr : tmr);
     if (hovered >= 0) ImGui::SetTooltip("vector 0x%02x", hovered);

@@ -2,8 +2,22 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 
 namespace irqflow::gui {
+
+std::string bucket_edge_text(int k) {
+    const std::uint64_t ns = std::uint64_t{1} << std::clamp(k, 0, 62);
+    if (ns < 1'000) return std::to_string(ns) + " ns";
+    if (ns < 1'000'000) return std::to_string(ns / 1'000) + " µs";
+    if (ns < 1'000'000'000) return std::to_string(ns / 1'000'000) + " ms";
+    return std::to_string(ns / 1'000'000'000) + " s";
+}
+
+int label_step(float bar_px, float label_px) {
+    if (bar_px <= 0) return 1;
+    return std::max(1, static_cast<int>(std::ceil((label_px + 6) / bar_px)));
+}
 
 LatencyHistogram latency_histogram(const replay::ReplayResult& r, const LaneLookup& lanes, const Filter& f, LatencyStage stage) {
     LatencyHistogram h;

@@ -48,6 +48,10 @@
 
 using namespace irqflow::gui;
 
+namespace {
+constexpr int kScreenshotFrame = 6;  // --screenshot writes this frame of the timeline
+}  // namespace
+
 int main(int argc, char** argv) {
     Options o;
     if (auto rc = parse_args(argc, argv, o)) return *rc;
@@ -252,7 +256,7 @@ int main(int argc, char** argv) {
             }
             if (o.print_view) printer.compare(u, C->shift);
             render(fw, fh, *strips);
-            if (!o.screenshot.empty() && ++frames == 3) {
+            if (!o.screenshot.empty() && ++frames == kScreenshotFrame) {
                 rc = write_png(o.screenshot, fw, fh) ? 0 : 2;
                 if (rc) std::fprintf(stderr, "irqflow-gui: cannot write %s\n", o.screenshot.c_str());
                 break;
@@ -262,7 +266,10 @@ int main(int argc, char** argv) {
         }
         const float plot_h = with_panels ? std::max(Layout::fitted_height(u.filter.row_count()), static_cast<float>(fh) - kPanelsHeight)
                                          : static_cast<float>(fh);
-        const Layout layout{static_cast<float>(fw), plot_h, u.nav.view().t0, u.nav.view().t1,
+        // the key of colours docks right of the lanes: the lanes end where it begins
+        if (u.show_legend && u.legend.empty()) u.legend = legend(tl);
+        const float key_w = u.show_legend ? legend_dock_width(u.legend, static_cast<float>(fw)) : 0;
+        const Layout layout{static_cast<float>(fw) - key_w, plot_h, u.nav.view().t0, u.nav.view().t1,
                             Layout::fit_lane_height(plot_h, u.filter.row_count())};
         if (!offscreen) input.frame(win, *S, u, layout);
         const auto draw_start = std::chrono::steady_clock::now();
@@ -274,8 +281,10 @@ int main(int argc, char** argv) {
                       ViewMarks{u.absolute_time, u.pinned ? u.shown_ts : -1, u.mark_a, u.mark_b});
         if (with_panels) {
             const float below = plot_h, h = static_cast<float>(fh) - below;
+            u.panel_tip.clear();
             inspector(*S, u, layout, 0, below, kInspectorWidth, h);
             panels(*S, u, kInspectorWidth, below, static_cast<float>(fw) - kInspectorWidth, h);
+            if (o.print_view) printer.panel_tip(u.panel_tip);
         }
         {  // the tooltip of what is under the pointer (or at --hover in a screenshot)
             const ImGuiIO& io = ImGui::GetIO();
@@ -292,13 +301,14 @@ int main(int argc, char** argv) {
             }
             if (o.print_view) printer.hover(tip);
         }
-        if (u.show_legend && u.legend.empty()) u.legend = legend(tl);
-        legend_window(u.legend, u, static_cast<float>(fw), Layout::kTop, plot_h);  // over the plot, not the panels
+        legend_window(u.legend, u, layout.width, 0, plot_h);  // beside the plot, not the panels
         key_help_window(u);
         const auto draw_end = std::chrono::steady_clock::now();
         render(fw, fh, *strips);
         if (bench.on() && bench.frame_done(frames++, tl, u, S->trace.events.size(), fw, fh, draw_start, draw_end)) break;
-        if (!o.screenshot.empty() && ++frames == 3) {  // fonts and layout settle in the first frames
+        // fonts and layout settle in the first frames; a table opened by --tab measures its
+        // columns in its first frame and shows its scrollbars from the next ones
+        if (!o.screenshot.empty() && ++frames == kScreenshotFrame) {
             rc = write_png(o.screenshot, fw, fh) ? 0 : 2;
             if (rc) std::fprintf(stderr, "irqflow-gui: cannot write %s\n", o.screenshot.c_str());
             break;

@@ -29,7 +29,7 @@ struct Options {
 };
 
 // The window's parts: the panels' height under the timeline, the inspector's width.
-constexpr float kPanelsHeight = 340, kInspectorWidth = 470;
+constexpr float kPanelsHeight = 340, kInspectorWidth = 500;
 
 // Fills `o` from the command line; an exit status when the program should stop (help,
 // version, a usage error: 64).

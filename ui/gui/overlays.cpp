@@ -3,12 +3,16 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "key_help.hpp"
 
 namespace irqflow::gui {
 namespace {
+
+constexpr const char* kLegendTitle = "Key of colours (L)";
+constexpr float kSwatchRoom = 28;  // a swatch's 24 pixels and the gap after it
 
 // One swatch, drawn as the timeline draws that item (timeline_view.cpp), 24 x 12 pixels at p.
 void swatch(ImDrawList* dl, ImVec2 p, Glyph g, std::uint32_t c) {
@@ -36,18 +40,30 @@ void swatch(ImDrawList* dl, ImVec2 p, Glyph g, std::uint32_t c) {
 
 }  // namespace
 
-void legend_window(const std::vector<LegendGroup>& groups, UiState& u, float right, float top, float bottom) {
+float legend_dock_width(const std::vector<LegendGroup>& groups, float window_width) {
+    const ImGuiStyle& st = ImGui::GetStyle();
+    // the title bar holds the title and the close button
+    float widest = ImGui::CalcTextSize(kLegendTitle).x + ImGui::GetFontSize() + 2 * st.FramePadding.x + st.ItemInnerSpacing.x;
+    for (const auto& g : groups) {
+        widest = std::max(widest, ImGui::CalcTextSize(g.title.c_str()).x + ImGui::GetFontSize() + 2 * st.FramePadding.x);  // the header's arrow
+        for (const auto& e : g.entries) widest = std::max(widest, kSwatchRoom + st.ItemSpacing.x + ImGui::CalcTextSize(e.label.c_str()).x);
+    }
+    const float w = widest + 2 * st.WindowPadding.x + st.ScrollbarSize + 2;
+    return std::min(w, std::floor(window_width * kLegendShare));
+}
+
+void legend_window(const std::vector<LegendGroup>& groups, UiState& u, float left, float top, float bottom) {
     if (!u.show_legend) return;
-    ImGui::SetNextWindowPos(ImVec2(right - 8, top + 4), ImGuiCond_Always, ImVec2(1, 0));
-    ImGui::SetNextWindowSize(ImVec2(380, std::max(80.0f, bottom - top - 8)), ImGuiCond_Always);  // scrolls inside the plot
-    ImGui::SetNextWindowBgAlpha(0.92f);
-    if (ImGui::Begin("Key of colours (L)", &u.show_legend, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize)) {
+    const float right = ImGui::GetIO().DisplaySize.x;
+    ImGui::SetNextWindowPos(ImVec2(left, top), ImGuiCond_Always);
+    ImGui::SetNextWindowSize(ImVec2(std::max(1.0f, right - left), std::max(80.0f, bottom - top)), ImGuiCond_Always);  // scrolls beside the lanes
+    if (ImGui::Begin(kLegendTitle, &u.show_legend, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse)) {
         for (const auto& g : groups) {
             if (!ImGui::CollapsingHeader(g.title.c_str(), ImGuiTreeNodeFlags_DefaultOpen)) continue;
             for (const auto& e : g.entries) {
                 const ImVec2 p = ImGui::GetCursorScreenPos();
                 swatch(ImGui::GetWindowDrawList(), p, e.glyph, e.colour);
-                ImGui::Dummy(ImVec2(28, 12));
+                ImGui::Dummy(ImVec2(kSwatchRoom, 12));
                 ImGui::SameLine();
                 ImGui::TextUnformatted(e.label.c_str());
             }

@@ -11,6 +11,10 @@ void ViewPrinter::timeline(const UiState& u, const Layout& layout, const Timelin
         view_ = u.nav.view();
         std::printf("view %lld %lld\n", static_cast<long long>(view_.t0), static_cast<long long>(view_.t1));
     }
+    if (layout.width != lanes_right_) {  // where the lanes end: the window's edge, or the docked key's left
+        lanes_right_ = layout.width;
+        std::printf("lanes %.0f %.0f\n", Layout::kGutter, lanes_right_);
+    }
     const TimeAxis axis = time_axis(layout.t0, layout.t1, tl.t0, layout.width - Layout::kGutter, !u.absolute_time);
     std::string axis_line = "axis " + axis.base + " |";
     for (const auto& t : axis.ticks) axis_line += " " + t.label;
@@ -43,6 +47,12 @@ void ViewPrinter::hover(const std::vector<std::string>& tip) {
     const std::string first = tip.empty() ? "" : tip.front();
     if (first != hover_ && !first.empty()) std::printf("hover %s\n", first.c_str());
     hover_ = first;
+    std::fflush(stdout);
+}
+
+void ViewPrinter::panel_tip(const std::string& tip) {
+    if (tip != panel_tip_ && !tip.empty()) std::printf("tip %s\n", tip.c_str());
+    panel_tip_ = tip;
     std::fflush(stdout);
 }
 

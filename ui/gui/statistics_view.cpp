@@ -17,7 +17,12 @@ void statistics_tab(const Session& s, UiState& u) {
     auto rows = statistics_rows(s.replay);
     rows.insert(rows.begin(), {lost_events_row(s.tl), unsynced_row(s.tl)});
     ImGui::BeginChild("summary", ImVec2(std::min(520.0f, ImGui::GetContentRegionAvail().x * 0.5f), 0));
-    if (ImGui::BeginTable("summary", 2, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit)) {
+    // both tables keep each column as wide as its widest cell and scroll sideways when the
+    // panel is narrower: a squeezed column would cut its numbers to a character or two
+    constexpr ImGuiTableFlags kFlags =
+        ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollX | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
+    if (ImGui::BeginTable("summary", 2, kFlags)) {
+        ImGui::TableSetupScrollFreeze(1, 0);
         for (const auto& row : rows) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
@@ -34,10 +39,8 @@ void statistics_tab(const Session& s, UiState& u) {
     std::vector<int> cols;
     for (std::size_t l = 0; l < s.tl.lanes.size(); ++l)
         if (u.filter.shows(static_cast<int>(l))) cols.push_back(static_cast<int>(l));
-    if (!ImGui::BeginTable("exits", static_cast<int>(cols.size()) + 2,
-                           ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit))
-        return;
-    ImGui::TableSetupScrollFreeze(0, 1);
+    if (!ImGui::BeginTable("exits", static_cast<int>(cols.size()) + 2, kFlags)) return;
+    ImGui::TableSetupScrollFreeze(1, 1);  // the reason and the header stay in view
     ImGui::TableSetupColumn("exit reason");
     ImGui::TableSetupColumn("all vCPUs");
     char label[48];

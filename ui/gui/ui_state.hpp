@@ -64,8 +64,10 @@ struct UiState {
     Filter rows_filter;
     std::optional<std::pair<LatencyHistogram, LatencyHistogram>> latency;  // accept→inject, inject→EOI
     bool dragging = false;  // the left button is held and has moved (a pan), or a box is being drawn
-    bool clicked = false;
-    std::string open_tab;  // select this panel tab ("findings", "statistics", "latency", "events") next frame   // this frame: the left button went up without moving
+    bool clicked = false;   // this frame: the left button went up without moving
+    std::string open_tab;   // select this panel tab ("findings", "statistics", "latency", "events") next frame
+    std::string panel_tip;  // this frame's tooltip in a panel (a histogram bar's count), for --print-view
+    std::set<std::string> printed_histograms;  // --print-view: histograms whose place was printed
 
     // Applies a new vector filter (-1: all) and rebuilds what depends on it.
     void set_vector(const Timeline& tl, int vector) {
