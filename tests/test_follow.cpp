@@ -152,7 +152,9 @@ TEST_CASE("check --follow reports a fault while the input is still being written
 }
 
 // The same findings (every field, in order) and the same statistics as `check` on the
-// file, for each sample and for the faulty text.
+// file, for each sample and for the faulty text — but for the events a vCPU thread
+// emitted before its first entry more than the look-ahead's 200 ms of trace earlier:
+// live they stay without a vCPU, so they are not counted as unsynced either.
 TEST_CASE("check --follow on a pipe and check on the file agree, for every sample", "[follow][cli]") {
     const auto path = scratch("follow-agree.txt").string();
     std::vector<std::pair<std::string, std::string>> inputs;
@@ -171,7 +173,11 @@ TEST_CASE("check --follow on a pipe and check on the file agree, for every sampl
         for (std::size_t i = 0; i + 1 < live_lines.size(); ++i) findings.push_back(Json::parse(live_lines[i]));
         const Json last = Json::parse(live_lines.back());
         CHECK(findings == offline["findings"]);
-        CHECK(last["summary"] == offline["summary"]);
+        Json summary = last["summary"], offline_summary = offline["summary"];
+        CHECK(summary["unsynced_events"].get<std::int64_t>() <= offline_summary["unsynced_events"].get<std::int64_t>());
+        summary.erase("unsynced_events");
+        offline_summary.erase("unsynced_events");
+        CHECK(summary == offline_summary);
         CHECK(last["not_judged"] == offline["not_judged"]);
         with_findings += !findings.empty();
     }

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
         const auto ring = pages->follower();
         const pipeline::LiveWatch watch;
         pipeline::LiveCheck check(ring->trace(), {}, watch, {});
-        pages->feed(*ring, check.handlers(), 50000000, [&] { check.tick(ring->events(), ring->lost_events()); });
+        pages->feed(*ring, check.handlers(), 50000000, [&] { check.tick(ring->progress()); });
         ring->end(check.handlers());
         const auto c = check.finish();
         live_events += ring->events();

@@ -81,9 +81,9 @@ Checked check(const Source& source, const replay::ReplayOptions& options, Hold h
 
 // A live check (ui/README.md, "Live check"): report text read from `fd` as it is
 // written, replayed as it comes, each finding handed to `found` once it is settled —
-// when `settle_events` more events went by or `settle` of wall time passed since the
-// replay found it (so a later IPI decision can still make it a follow-on first), or at
-// the end. `status` is called about once a second. Returns like check(): the trace
+// when `settle_events` more events or `settle` of trace time went by since the replay
+// found it (so a later IPI decision can still make it a follow-on first), when the
+// source's input stalls, or at the end. `status` is called about once a second. Returns like check(): the trace
 // (meta, VMs, no events) and the result.
 struct LiveWatch {
     std::function<void(const replay::Finding&, std::size_t index, const Trace&)> found;
@@ -109,7 +109,7 @@ public:
     // What the source hands its events to.
     const LiveHandlers& handlers() const { return h_; }
     // Between the source's steps: settled findings go out, the status about once a second.
-    void tick(std::uint64_t events, std::uint64_t lost);
+    void tick(const LiveProgress& source);
     // The source ended: the replay decides what waited for more evidence, every finding
     // not handed over yet goes out, in order.
     Checked finish();
@@ -118,7 +118,7 @@ private:
     struct Pending {
         std::size_t index;
         std::uint64_t at_event;
-        std::chrono::steady_clock::time_point at;
+        TimestampNs at_ts;  // how far the input was in when it was found
     };
     void settle(bool all);
 
@@ -130,6 +130,8 @@ private:
     std::deque<Pending> pending_;
     std::size_t seen_ = 0;  // findings taken into pending_
     std::uint64_t fed_ = 0;
+    TimestampNs horizon_{INT64_MIN};  // how far the input is in: the latest event time fed, or the source's
+    bool stalled_ = false;            // during tick(): the source's input stalled
     std::chrono::steady_clock::time_point last_status_;
 };
 

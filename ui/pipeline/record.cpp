@@ -91,7 +91,7 @@ int on_drained(void* ctx, unsigned long long before_ns) {
     auto& s = *static_cast<Session*>(ctx);
     return s.guarded([&] {
         s.ring->drained(TimestampNs(static_cast<std::int64_t>(before_ns) - kInFlightNs), s.check->handlers());
-        s.check->tick(s.ring->events(), s.ring->lost_events());
+        s.check->tick(s.ring->progress());
         return s.request.stop && s.request.stop();
     });
 }

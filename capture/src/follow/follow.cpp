@@ -20,7 +20,7 @@ constexpr std::size_t kMaxLine = 1 << 20;
 
 Follow::Follow(std::string shown, int fd, const FollowOptions& options)
     : shown_(std::move(shown)), fd_(fd), options_(options), feed_(std::make_unique<LiveFeed>(t_, options)), buffer_(kRead) {
-    text_ = std::make_unique<TextLines>(shown_, t_, [this](const Event& e) { feed_->arrived(e, now_, *h_); });
+    text_ = std::make_unique<TextLines>(shown_, t_, [this](const Event& e) { feed_->arrived(e, *h_); });
     last_input_ = std::chrono::steady_clock::now();
 }
 
@@ -32,7 +32,7 @@ std::uint64_t Follow::lost_events() const { return feed_->lost_events(); }
 bool Follow::step(std::chrono::milliseconds wait, const Handlers& h) {
     h_ = &h;
     if (ended_) {
-        feed_->release(true, now_, h);
+        feed_->release(true, h);
         return false;
     }
     pollfd p{fd_, POLLIN, 0};
@@ -47,7 +47,7 @@ bool Follow::step(std::chrono::milliseconds wait, const Handlers& h) {
             if (!partial_.empty()) text_->line(partial_, ++lineno_, true);
             text_->end(partial_.empty() ? 0 : lineno_, t_);
             feed_->end();
-            feed_->release(true, now_, h);
+            feed_->release(true, h);
             return false;
         }
         if (n > 0) {
@@ -75,8 +75,10 @@ bool Follow::step(std::chrono::milliseconds wait, const Handlers& h) {
         text_->idle();
         idle_ = true;
     }
-    feed_->release(false, now_, h);
+    feed_->release(false, h, TimestampNs(INT64_MIN), stalled());
     return true;
 }
+
+LiveProgress Follow::progress() const { return {feed_->events(), feed_->lost_events(), feed_->newest(), stalled()}; }
 
 }  // namespace irqflow

@@ -50,7 +50,6 @@ void RingFollow::name_new_threads() {
 // the lowest CPU on a tie; records numbered as they go out, a lost-event marker
 // sharing the number of the record it precedes.
 void RingFollow::merge(TimestampNs before, const LiveHandlers& h) {
-    const auto now = LiveFeed::Clock::now();
     for (;;) {
         std::size_t best = queue_.size();
         for (std::size_t i = 0; i < queue_.size(); ++i)
@@ -61,9 +60,10 @@ void RingFollow::merge(TimestampNs before, const LiveHandlers& h) {
         if (e.ts < last_out_) ++late_;
         else last_out_ = e.ts;
         e.record = e.kind == EventKind::Lost ? next_record_ : next_record_++;
-        feed_->arrived(e, now, h);
+        feed_->arrived(e, h);
     }
-    feed_->release(false, now, h);
+    delivered_ = std::max(delivered_, before);
+    feed_->release(false, h, before);  // every CPU delivered what came before the round
 }
 
 void RingFollow::drained(TimestampNs before, const LiveHandlers& h) { merge(before, h); }
@@ -71,7 +71,9 @@ void RingFollow::drained(TimestampNs before, const LiveHandlers& h) { merge(befo
 void RingFollow::end(const LiveHandlers& h) {
     merge(TimestampNs(INT64_MAX), h);
     feed_->end();
-    feed_->release(true, LiveFeed::Clock::now(), h);
+    feed_->release(true, h);
 }
+
+LiveProgress RingFollow::progress() const { return {events(), lost_events(), delivered_, false}; }
 
 }  // namespace irqflow

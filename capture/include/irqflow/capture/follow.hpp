@@ -21,12 +21,25 @@ class TextLines;
 struct FollowOptions {
     // Events learnt from before they are attributed and handed over: what lets an
     // accept find a vCPU whose thread shows itself a little later. An event leaves the
-    // window when it holds more than `lookahead_events`, or after `hold` of wall time,
-    // so an alert is late by at most that.
+    // window when it holds more than `lookahead_events`, once the input reached `hold`
+    // of trace time past it, or when no event came for `hold` of wall time (a stalled
+    // input: what is there goes out). Trace time, not the wall time an event waited,
+    // so what the window holds does not depend on how fast the checker runs: a slow
+    // or loaded host attributes as a fast one. In a live stream trace time runs with
+    // the wall clock, so an alert is still late by about `hold`.
     std::size_t lookahead_events = 16384;
     std::chrono::milliseconds hold{200};
     // No input for this long: the record being assembled is complete as it is.
     std::chrono::milliseconds idle{50};
+};
+
+// How far a live source is, for what waits on it downstream (a finding's settling): the
+// events handed over and lost so far, the trace time up to which the input is in, and
+// whether the input has stalled (no data for FollowOptions::hold of wall time).
+struct LiveProgress {
+    std::uint64_t events = 0, lost = 0;
+    TimestampNs delivered{INT64_MIN};
+    bool stalled = false;
 };
 
 // What a live source hands over, in order: the vCPUs and drops it learns before the
@@ -53,8 +66,11 @@ public:
     const Trace& trace() const { return t_; }
     std::uint64_t events() const;
     std::uint64_t lost_events() const;
+    LiveProgress progress() const;
 
 private:
+    bool stalled() const { return now_ - last_input_ >= options_.hold; }
+
     std::string shown_;
     int fd_;
     FollowOptions options_;

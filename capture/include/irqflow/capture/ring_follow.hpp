@@ -47,6 +47,8 @@ public:
     const Trace& trace() const { return t_; }
     std::uint64_t events() const;
     std::uint64_t lost_events() const;
+    // Never stalled: a quiet round still moves `delivered` on.
+    LiveProgress progress() const;
     // Events that came after a newer event of another CPU had already gone out (an event
     // still being written while its CPU was read); they go out as they come.
     std::uint64_t late_events() const { return late_; }
@@ -68,6 +70,7 @@ private:
     std::vector<std::uint64_t> pages_;         // per CPU: pages seen (for positions)
     std::vector<long long> missed_;            // per CPU: a loss not yet given to a record
     int decoding_cpu_ = 0;
+    TimestampNs delivered_{INT64_MIN};         // every CPU's events before this are merged
     std::size_t named_ = 0;                    // batch tids already named
     std::uint64_t next_record_ = 0, late_ = 0;
     TimestampNs last_out_{0};
