@@ -34,13 +34,30 @@ bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; 
 
 }  // namespace
 
-bool Attributor::learns_fields(EventKind k) {
-    return k == EventKind::Entry || k == EventKind::Exit || is_accept(k) || is_eoi(k);
+std::optional<VcpuId> named_vcpu(const Event& e) {
+    switch (e.kind) {
+    case EventKind::HvSynicSetIrq:  // slot 0: vcpu_id
+    case EventKind::HvSynicSendEoi:
+    case EventKind::WaitLapicExpire:
+    case EventKind::PageFault:
+    case EventKind::Other:  // slot::other_vcpu_id, when the event has the field
+        if (auto v = e.get(0); v && *v >= 0 && *v <= kMaxInferredApicId) return VcpuId(static_cast<std::int32_t>(*v));
+        break;
+    default: break;
+    }
+    return std::nullopt;
 }
 
-bool Attributor::owner_reads_fields(EventKind k) {
-    return is_accept(k) || k == EventKind::HvSynicSetIrq || k == EventKind::HvSynicSendEoi || k == EventKind::WaitLapicExpire;
+bool names_vcpu(EventKind k) {
+    return k == EventKind::HvSynicSetIrq || k == EventKind::HvSynicSendEoi || k == EventKind::WaitLapicExpire || k == EventKind::PageFault ||
+           k == EventKind::Other;
 }
+
+bool Attributor::learns_fields(EventKind k) {
+    return k == EventKind::Entry || k == EventKind::Exit || is_accept(k) || is_eoi(k) || names_vcpu(k);
+}
+
+bool Attributor::owner_reads_fields(EventKind k) { return is_accept(k) || names_vcpu(k); }
 
 bool KvmWork::operator()(const Event& e) {
     if (e.kind != EventKind::Other) return true;
@@ -66,6 +83,10 @@ void Attributor::learn(const Event& e) {
     }
     if (!learns_fields(e.kind)) return;
     if (auto id = own_vcpu_id(e)) vcpu_of_tid_.try_emplace(tid, static_cast<std::int32_t>(*id));
+    if (auto named = named_vcpu(e); named && tid >= 0 && std::pair{tid, *named} != last_naming_) {
+        last_naming_ = {tid, *named};
+        named_by_tid_.insert({tid, named->value()});
+    }
     // vCPUs by APIC id, in case no thread names the vCPU it runs: one per APIC id an
     // accept or EOI names (vCPU id = APIC id, KVM's default). A thread that EOIs with an
     // APIC id runs that vCPU (EOIs run on the vCPU's own thread).
@@ -143,6 +164,18 @@ void Attributor::finish(Trace& trace) {
         if (tv.vm != kUnknownVm) trace.vms[static_cast<std::size_t>(tv.vm.value())].other_threads.push_back(Tid(tid));
     }
 
+    // A vCPU an event names (a timer torn down, a SynIC interrupt) that no thread of its
+    // VM ran in the trace — an excerpt cut after the other vCPUs went idle — is a vCPU of
+    // that VM all the same, without a thread (as a vCPU inferred from APIC ids is).
+    for (const auto& [tid, id] : named_by_tid_) {
+        const auto it = thread_.find(tid);
+        if (it == thread_.end() || it->second.vm == kUnknownVm) continue;
+        auto& list = trace.vms[static_cast<std::size_t>(it->second.vm.value())].vcpus;
+        if (std::any_of(list.begin(), list.end(), [&](const VcpuInfo& v) { return v.id.value() == id; })) continue;
+        const VcpuInfo v{VcpuId(id), Tid(-1), ApicId(static_cast<std::uint32_t>(id)), false};
+        list.insert(std::upper_bound(list.begin(), list.end(), v, [](const VcpuInfo& a, const VcpuInfo& b) { return a.id < b.id; }), v);
+    }
+
     // APIC ids learnt from EOIs, which always run on the vCPU's own thread.
     for (auto& vm : trace.vms)
         for (auto& v : vm.vcpus) {
@@ -176,12 +209,9 @@ VcpuId event_vcpu(const Event& e, VmId vm, VcpuId thread_vcpu, const ApicOwners&
             return it == owners.end() ? kUnknownVcpu : it->second;
         }
         break;
-    case EventKind::HvSynicSetIrq:
-    case EventKind::HvSynicSendEoi:
-    case EventKind::WaitLapicExpire:
-        if (auto v = e.get(0)) return VcpuId(static_cast<std::int32_t>(*v));
+    default:
+        if (auto named = named_vcpu(e)) return *named;  // whichever thread emits it
         break;
-    default: break;
     }
     return thread_vcpu;
 }

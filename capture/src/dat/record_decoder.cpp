@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "../own_vcpu.hpp"
 #include "event_decode.hpp"
 #include "irqflow/capture/error.hpp"
 
@@ -157,7 +158,12 @@ RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, st
         const std::string name = ev->name ? ev->name : "unnamed_event_" + std::to_string(ev->id);
         ti.name_id = names.intern(name);
         if (auto kind = kind_by_name(name)) ti.kind = *kind;
-        if (ti.kind == EventKind::Other) continue;
+        if (ti.kind == EventKind::Other) {
+            if (names_own_vcpu(name))
+                for (std::string_view field : kOwnVcpuFields)
+                    if (!ti.slot_fields[slot::other_vcpu_id]) ti.slot_fields[slot::other_vcpu_id] = tep_find_field(ev, field.data());
+            continue;
+        }
         if (!special_kind(ti.kind)) {
             ti.plain = true;
             const auto& info = kind_info(ti.kind);
@@ -209,7 +215,9 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
     e.record = out.next_record++;
     if (out.wants_fields && !out.wants_fields(ti.kind)) {
         // kind, time, CPU, thread and name only
-    } else if (ti.kind == EventKind::Other) {  // no slots; printed only when asked for (capture/README.md)
+    } else if (ti.kind == EventKind::Other) {  // its own vCPU alone; printed only when asked for (capture/README.md)
+        if (const tep_format_field* f = ti.slot_fields[slot::other_vcpu_id]; f && f->offset + f->size <= rec.size)
+            e.set(slot::other_vcpu_id, read_field(f, rec.data));
         if (out.printer && ti.ev) {
             const std::size_t at = out.other_info->size();
             out.printer->print(rec, ti.ev, *out.other_info);

@@ -110,6 +110,18 @@ void LiveAttribution::vcpu_before_its_thread(const Event& e, std::int64_t apic, 
     learnt.push_back({vm, add(vm, {id, Tid(-1), ApicId(static_cast<std::uint32_t>(apic)), false})});
 }
 
+// An event naming a vCPU (its own vcpu_id field) that its VM has no vCPU of yet: that
+// vCPU exists, though no thread has run it so far (named_vcpu; the two-pass Attributor
+// adds such vCPUs in finish()). Its thread joins it at its first entry.
+void LiveAttribution::named_without_thread(const Event& e, VcpuId id, std::vector<Learnt>& learnt) {
+    if (std::pair{e.tid.value(), id} == last_naming_) return;
+    last_naming_ = {e.tid.value(), id};
+    const auto it = thread_.find(e.tid.value());
+    const VmId vm = it != thread_.end() ? it->second.vm : nearest_vm(e.tid.value());
+    if (vm == kUnknownVm || find(vm, id)) return;
+    learnt.push_back({vm, add(vm, {id, Tid(-1), ApicId(static_cast<std::uint32_t>(id.value())), false})});
+}
+
 void LiveAttribution::learn(const Event& e, std::vector<Learnt>& learnt, std::vector<std::size_t>& drops) {
     drops_.next(e.kind, e.cpu);
     if (e.kind == EventKind::Lost) {
@@ -130,6 +142,7 @@ void LiveAttribution::learn(const Event& e, std::vector<Learnt>& learnt, std::ve
     if (is_accept(e.kind)) apic = e.get(slot::accept_apicid);
     if (is_eoi(e.kind)) apic = e.get(slot::eoi_apicid);
     if (apic) by_apic(e, *apic, learnt);
+    if (const auto named = named_vcpu(e); named && tid >= 0 && kvm_work_(e)) named_without_thread(e, *named, learnt);
 }
 
 VmId LiveAttribution::nearest_vm(std::int32_t tid) const {

@@ -46,6 +46,7 @@ private:
     void bind_thread(std::int32_t tid, std::int32_t vcpu, std::vector<Learnt>& learnt);
     void by_apic(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt);
     void vcpu_before_its_thread(const Event& e, std::int64_t apic, std::vector<Learnt>& learnt);
+    void named_without_thread(const Event& e, VcpuId id, std::vector<Learnt>& learnt);
     VmId nearest_vm(std::int32_t tid) const;
 
     Trace& t_;
@@ -57,6 +58,7 @@ private:
     bool vcpu_threads_ = false;  // a thread named its vCPU
     bool inferred_ = false;      // vCPUs made from APIC ids alone
     DropWindowFinder drops_;
+    std::pair<std::int32_t, VcpuId> last_naming_{INT32_MIN, kUnknownVcpu};  // (thread, vCPU) of the last event naming a vCPU
 };
 
 }  // namespace irqflow

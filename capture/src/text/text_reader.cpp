@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../own_vcpu.hpp"
 #include "info_parser.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
@@ -440,7 +441,10 @@ private:
     }
 
     void append(const Line& y) {
-        if (!r_.info.empty()) r_.info += ' ';
+        if (!r_.info.empty()) {
+            if (!r_.last_soft && hard_wrapped(r_.last_width)) r_.breaks.push_back(r_.info.size());  // maybe mid-token
+            r_.info += ' ';
+        }
         r_.info += y.body();
         note_last(y);
         ++joined_lines_;
@@ -476,6 +480,8 @@ private:
             unparsed_.add(r.line);
         }
         e.kind = r.known && r.parse.match != InfoMatch::None ? r.kind : EventKind::Other;
+        if (e.kind == EventKind::Other && names_own_vcpu(r.name))
+            if (const auto v = own_vcpu_in_joined_info(r.info, r.breaks)) e.set(slot::other_vcpu_id, v->vcpu);
         e.name_id = t_.intern(r.name);
         e.tid = Tid(r.tid);
         e.cpu = HostCpu(r.cpu);
@@ -579,6 +585,7 @@ private:
         bool bare = false;            // no task/CPU/timestamp columns
         std::size_t bare_indent = 0;
         std::string name, info;
+        std::vector<std::size_t> breaks;  // where info joins a line that may have been broken mid-token
         EventKind kind = EventKind::Other;
         bool known = false;           // a kind irqflow parses
         InfoParse parse;

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -23,6 +24,13 @@ using ApicOwners = std::map<std::pair<std::int32_t, std::int64_t>, VcpuId>;
 // destination (whoever sent it), the vCPU a Hyper-V SynIC or timer event names, else
 // the thread's own. Both attributions (two-pass and live) decide it here.
 VcpuId event_vcpu(const Event& e, VmId vm, VcpuId thread_vcpu, const ApicOwners& owners);
+
+// The vCPU an event names in a field of its own (a Hyper-V SynIC or timer event's
+// vcpu_id, kvm_wait_lapic_expire's, kvm_page_fault's, an Other event's
+// slot::other_vcpu_id), if it names one in KVM's vCPU id space; names_vcpu: whether
+// events of this kind may.
+std::optional<VcpuId> named_vcpu(const Event& e);
+bool names_vcpu(EventKind k);
 
 // Whether an event is KVM work (a known kind, or a name starting "kvm"): only threads
 // doing KVM work belong to a VM, not every process traced alongside. Caches by name id.
@@ -69,6 +77,8 @@ private:
     std::int32_t last_injector_ = INT32_MIN;
     DropWindowFinder drops_;
     std::int32_t last_learnt_tid_ = INT32_MIN;
+    std::set<std::pair<std::int32_t, std::int32_t>> named_by_tid_;  // (thread, a vCPU id its events name)
+    std::pair<std::int32_t, VcpuId> last_naming_{INT32_MIN, kUnknownVcpu};
     // for owner()
     std::unordered_map<std::int32_t, ThreadVm> thread_;
     ApicOwners vcpu_of_apic_;

@@ -126,6 +126,10 @@ inline constexpr int nvmexit_inject_code = 0, nvmexit_inject_isa = 1, nvmexit_in
 inline constexpr int nintr_rip = 0;
 // lost events
 inline constexpr int lost_count = 0;
+// Other events of KVM (kvm_hv_stimer_*, kvm_pv_tlb_flush, kvm_ple_window_update, ...):
+// the vCPU the event names itself, from its vcpu_id or vcpu field (own_vcpu.hpp), when it
+// has one; it wins over the thread that emitted it (capture/README.md, "vCPU attribution")
+inline constexpr int other_vcpu_id = 0;
 }  // namespace slot
 
 }  // namespace irqflow
