@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include <sys/wait.h>
@@ -281,4 +282,40 @@ TEST_CASE("a text cut anywhere inside its last line says its last event may be c
     const Trace t = load_trace(path.string());
     CHECK(std::none_of(t.meta.warnings.begin(), t.meta.warnings.end(),
                        [](const std::string& w) { return w.find("mid-record") != std::string::npos; }));
+}
+
+// ASan reserves terabytes of address space: an address-space limit only fits the plain build.
+bool sanitized() { return run("ldd '" + cli() + "' | grep -q libasan").status == 0; }
+
+TEST_CASE("a file that is no trace is refused from its first bytes in constant memory: 2 GB of zeros, a NUL at byte 27, one endless line", "[badinput][cli]") {
+    const std::string limit = sanitized() ? "" : "ulimit -v 524288; ";  // 512 MB of address space for irqflow
+    auto refused = [&](const std::string& cmd, const std::filesystem::path& p) {
+        return run("bash -c \"" + limit + "exec " + cli() + " " + cmd + " '" + p.string() + "'\"", true);
+    };
+    // a sparse 2 GB file (no disk used): it used to be read whole before it was sniffed
+    const auto sparse = scratch("sparse-2g.bin");
+    std::filesystem::remove(sparse);
+    write_file(sparse, "");
+    std::filesystem::resize_file(sparse, std::uintmax_t{2} << 30);
+    for (const char* cmd : {"stats", "check", "events"}) {
+        INFO(cmd);
+        const auto r = refused(cmd, sparse);
+        CHECK(r.status == 2);
+        CHECK(r.out == "irqflow: " + sparse.string() + ": byte 0: binary data (a NUL byte): neither a trace.dat (no tracing magic at byte 0) nor report text\n");
+    }
+    std::filesystem::remove(sparse);
+    // report text with a NUL at byte 27: that byte is named
+    const auto nul = scratch("nul-at-27.txt");
+    std::string text = " qemu-1 [000] 1.000001: kvm";  // 27 bytes (offsets 0..26), then the NUL
+    REQUIRE(text.size() == 27);
+    text += '\0';
+    text += "_entry: vcpu 0, rip 0x1\n";
+    write_file(nul, text);
+    CHECK(refused("stats", nul).out.find(": byte 27: binary data") != std::string::npos);
+    // 3 MiB without a line end and without a NUL: refused at its first MiB, not read whole
+    const auto line = scratch("one-long-line.txt");
+    write_file(line, std::string(std::size_t{3} << 20, 'a'));
+    const auto r = refused("stats", line);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("line 1: a line longer than 1 MiB (from byte 0): not trace text") != std::string::npos);
 }

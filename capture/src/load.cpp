@@ -16,6 +16,8 @@ namespace irqflow {
 
 namespace {
 
+constexpr std::size_t kSniffBytes = 64 * 1024;
+
 void check_file(const std::string& path) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) throw InputError(path, {}, "no such file");
@@ -23,13 +25,21 @@ void check_file(const std::string& path) {
     if (!S_ISREG(st.st_mode))  // readers seek and read twice: a pipe must be saved to a file first
         throw InputError(path, {}, "not a regular file (a pipe? save it to a file first, or give it as - to irqflow)");
     if (st.st_size == 0) throw InputError(path, {InputPosition::Unit::Byte, 0}, "empty file");
-    // perf record's own file is a frequent mistake: perf script turns it into text we read
+    // The first bytes say what the rest is, before any of the rest is read: a file of
+    // gigabytes that is neither is refused at once, in constant memory.
     std::ifstream in(path, std::ios::binary);
-    char head[8] = {};
-    in.read(head, sizeof head);
-    if (in.gcount() == 8 && (std::string_view(head, 8) == "PERFILE2" || std::string_view(head, 8) == "2ELIFREP"))
+    std::string head(kSniffBytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    // perf record's own file is a frequent mistake: perf script turns it into text we read
+    if (head.rfind("PERFILE2", 0) == 0 || head.rfind("2ELIFREP", 0) == 0)
         throw InputError(path, {InputPosition::Unit::Byte, 0},
                          "a perf.data file; irqflow reads its text: perf script -i " + path + " > kvm.txt, then give kvm.txt");
+    if (looks_like_dat(path)) return;
+    // Report text has no NUL byte; a sparse file, an image or a core dump has them early.
+    if (const std::size_t nul = head.find('\0'); nul != std::string::npos)
+        throw InputError(path, {InputPosition::Unit::Byte, nul},
+                         "binary data (a NUL byte): neither a trace.dat (no tracing magic at byte 0) nor report text");
 }
 
 }  // namespace

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include "../own_vcpu.hpp"
 #include "info_parser.hpp"
+#include "line_file.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "text_header.hpp"
@@ -650,23 +650,21 @@ void TextLines::end(std::uint64_t unterminated_line, Trace& t) {
 }
 
 Trace read_trace_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path, {}, "cannot open file");
+    LineFile in(path);  // a line at a time, each at most 1 MiB: never the file as one piece
     Trace t;
     t.meta.source = path;
     WrapColumn wrap;  // a first pass: the column a mail client wrapped the text at, if it did
     std::string line;
-    while (std::getline(in, line)) wrap.line(line);
-    in.clear();
-    in.seekg(0);
+    while (in.next(line)) wrap.line(line);
+    in.rewind();
     TextParser p(path, t, wrap.column());
     std::uint64_t lineno = 0;
     bool perf = false;
     bool unterminated = false;  // the last line stops without a line end
     bool cut = false;  // that line could not be read
-    while (std::getline(in, line)) {
-        ++lineno;
-        unterminated = in.eof() && !line.empty();  // (getline clears `line` when it finds nothing more)
+    while (in.next(line)) {
+        lineno = in.lineno();
+        unterminated = in.unterminated();
         if (!perf && line.find(" kvm:kvm_") != std::string::npos) perf = true;
         try {
             p.line(line, lineno);
