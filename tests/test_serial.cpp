@@ -139,6 +139,15 @@ TEST_CASE("a trace.dat or perf.data given as the serial log is refused, naming t
     auto perf = scratch("perf.data");
     write_file(perf, std::string("PERFILE2") + std::string(100, '\0'));
     CHECK_THROWS_AS(read_serial_log(perf.string()), irqflow::InputError);
+    // mostly NUL bytes after 27 good ones: refused, naming the first NUL (it said byte 0)
+    auto late = scratch("nul-at-27.log");
+    write_file(late, std::string("a console line, 27 bytes...") + std::string(64, '\0'));
+    try {
+        read_serial_log(late.string());
+        FAIL("accepted NUL bytes as a console log");
+    } catch (const irqflow::InputError& e) {
+        CHECK(std::string(e.what()) == late.string() + ": byte 27: binary data (NUL bytes, the first one here), not a text console log");
+    }
     // a stray NUL from firmware in a real console log is not binary
     auto stray = scratch("stray-nul.log");
     const char text[] = "SeaBIOS\0 (version 1.16)\n";

@@ -79,15 +79,21 @@ SerialLog read_serial_log(const std::string& path) {
     if (!in) throw InputError(path, {}, "cannot open serial log");
     SerialLog log;
     log.source = path;
-    log.bytes.assign(std::istreambuf_iterator<char>(in), {});
     // A console log is text. A trace.dat or perf.data given by mistake (or anything
-    // mostly NUL bytes) is refused: aligning it would place garbage lines. A stray NUL
-    // from firmware on a real console is fine.
-    const bool dat = log.bytes.rfind("\x17\x08\x44tracing", 0) == 0, perf = log.bytes.rfind("PERFILE2", 0) == 0;
-    const std::string_view head(log.bytes.data(), std::min<std::size_t>(log.bytes.size(), 65536));
-    if (dat || perf || static_cast<std::size_t>(std::count(head.begin(), head.end(), '\0')) * 100 > head.size())
+    // more than 1 % NUL bytes) is refused: aligning it would place garbage lines. A stray
+    // NUL from firmware on a real console is fine. The first 64 KiB decide, before the
+    // rest is read, so a huge binary file costs nothing to refuse.
+    std::string head(65536, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
+    const bool dat = head.rfind("\x17\x08\x44tracing", 0) == 0, perf = head.rfind("PERFILE2", 0) == 0;
+    if (dat || perf)
         throw InputError(path, {InputPosition::Unit::Byte, 0},
-                         std::string("binary data, not a text console log") + (dat ? " (this is a trace.dat)" : perf ? " (this is a perf.data)" : ""));
+                         std::string("binary data, not a text console log") + (dat ? " (this is a trace.dat)" : " (this is a perf.data)"));
+    if (static_cast<std::size_t>(std::count(head.begin(), head.end(), '\0')) * 100 > head.size())
+        throw InputError(path, {InputPosition::Unit::Byte, head.find('\0')}, "binary data (NUL bytes, the first one here), not a text console log");
+    log.bytes = std::move(head);
+    log.bytes.append(std::istreambuf_iterator<char>(in), {});
     std::size_t start = 0;
     std::uint64_t lineno = 0;
     while (start < log.bytes.size()) {
