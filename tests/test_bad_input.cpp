@@ -319,3 +319,27 @@ TEST_CASE("a file that is no trace is refused from its first bytes in constant m
     CHECK(r.status == 2);
     CHECK(r.out.find("line 1: a line longer than 1 MiB (from byte 0): not trace text") != std::string::npos);
 }
+
+TEST_CASE("a FIFO nobody writes to says, on a terminal, that it waits for data; off a terminal it stays quiet", "[badinput][cli]") {
+    if (run("command -v script").status != 0) {
+        WARN("script (util-linux) not installed: terminal test skipped");
+        return;
+    }
+    const auto report = scratch("fifo-report.txt");
+    write_file(report, run("trace-cmd report '" + sample("pveoi-on-midflight-v6.dat") + "' 2>/dev/null | head -3000").out);
+    const auto fifo = scratch("wait.fifo");
+    std::filesystem::remove(fifo);
+    REQUIRE(run("mkfifo '" + fifo.string() + "'").status == 0);
+    const std::string writer = "(sleep 4; cat '" + report.string() + "' > '" + fifo.string() + "') & ";
+    // script gives irqflow a terminal: the notice comes after 3 s, then the answer
+    const auto on_tty = run(writer + "script -qfec \"" + cli() + " stats '" + fifo.string() + "'\" /dev/null", true);
+    INFO(on_tty.out);
+    const auto notice = on_tty.out.find(fifo.string() + ": waiting for data (nothing came for 3 s)");
+    CHECK(notice != std::string::npos);
+    CHECK(on_tty.out.find("events over") > notice);
+    // a pipe to a log: no such line
+    const auto off_tty = run(writer + cli() + " stats '" + fifo.string() + "' 2>&1", true);
+    CHECK(off_tty.status == 0);
+    CHECK(off_tty.out.find("waiting for data") == std::string::npos);
+    CHECK(off_tty.out.find("events over") != std::string::npos);
+}

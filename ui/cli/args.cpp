@@ -6,10 +6,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 
 #include "irqflow/capture/error.hpp"
 
@@ -94,6 +99,41 @@ std::map<std::string, std::string>& spooled() {  // /proc/self/fd/N → the name
     static std::map<std::string, std::string> m;
     return m;
 }
+
+// While a pipe or FIFO gives nothing, a user at a terminal sees nothing happen: after a
+// few seconds without a byte this says, once, on stderr (a terminal only: a script's log
+// wants no such line), what irqflow is waiting for. It ends with the first byte or EOF.
+class WaitNotice {
+public:
+    static constexpr auto kAfter = std::chrono::seconds(3);
+    explicit WaitNotice(std::string name) : name_(std::move(name)) {
+        if (!isatty(STDERR_FILENO)) return;
+        thread_ = std::thread([this] {
+            std::unique_lock lock(m_);
+            if (cv_.wait_for(lock, kAfter, [this] { return done_; })) return;
+            std::fprintf(stderr,
+                         "irqflow: %s: waiting for data (nothing came for %lld s): a FIFO needs a writer, a pipe's writer may not "
+                         "have started; a live stream is read by check --follow\n",
+                         name_.c_str(), static_cast<long long>(kAfter.count()));
+        });
+    }
+    void stop() {
+        {
+            std::lock_guard lock(m_);
+            done_ = true;
+        }
+        cv_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+    ~WaitNotice() { stop(); }
+
+private:
+    std::string name_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool done_ = false;
+    std::thread thread_;
+};
 }  // namespace
 
 std::string readable_trace(const std::string& given) {
@@ -101,6 +141,7 @@ std::string readable_trace(const std::string& given) {
     const bool stdin_given = given == "-";
     if (!stdin_given && (stat(given.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))) return given;
     const std::string name = stdin_given ? "<stdin>" : given;
+    WaitNotice waiting(name);  // a FIFO's open waits for a writer, its first read for data
     const int in = stdin_given ? STDIN_FILENO : open(given.c_str(), O_RDONLY | O_CLOEXEC);
     if (in < 0) throw InputError(name, {}, std::string("cannot open: ") + std::strerror(errno));
     if (stdin_given && isatty(in)) throw UsageError("TRACE is -, but standard input is a terminal: pipe a trace in");
@@ -113,6 +154,7 @@ std::string readable_trace(const std::string& given) {
     std::vector<char> buf(1 << 20);
     for (;;) {
         const ssize_t n = read(in, buf.data(), buf.size());
+        waiting.stop();
         if (n == 0) break;
         if (n < 0) {
             if (errno == EINTR) continue;
