@@ -315,6 +315,19 @@ TEST_CASE("query cannot write or attach or vacuum or leak addresses and streams 
     CHECK(timed.out.find("time limit of 0.3 s") != std::string::npos);
     CHECK(q("SELECT 1", "--limit 0").status == 64);
     CHECK(q("SELECT 1", "--timeout -1").status == 64);
+    CHECK(q("SELECT 1", "--timeout 0").out == "1\n1\n");  // 0: no time limit
+    // the same endless count with no option at all: the default limit ends it (it ran
+    // until killed before)
+    auto by_default = q("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c");
+    CHECK(by_default.status == 2);
+    CHECK(by_default.out.find("stopped at the time limit of 30 s") != std::string::npos);
+    // a statement whose memory grows (a 23 MB string): stopped at the memory limit, named
+    const std::string growing = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 3000000) SELECT length(group_concat(x)) FROM c";
+    auto capped = q(growing, "--memory 16");
+    CHECK(capped.status == 2);
+    CHECK(capped.out.find("stopped at the memory limit of 16 MiB") != std::string::npos);
+    CHECK(q(growing, "--memory 64").out == "length(group_concat(x))\n22888895\n");  // 3 M numbers and their commas
+    CHECK(q("SELECT 1", "--memory -1").status == 64);
     // --json keeps SQLite's types, as sqlite3 -json does: numbers, null, text, blobs as hex
     CHECK(q("SELECT 14 AS samples, 2.5 AS r, NULL AS n, 'x y' AS t, x'00ff' AS b, '14' AS s", " --json").out ==
           "[{\"samples\":14,\"r\":2.5,\"n\":null,\"t\":\"x y\",\"b\":\"00ff\",\"s\":\"14\"}]\n");

@@ -111,6 +111,11 @@ TEST_CASE("query on PostgreSQL cannot write: INSERT, DELETE, DDL, COPY TO PROGRA
     const auto slow = run(cli() + " query --db " + q(uri) + " 'SELECT pg_sleep(5)' --timeout 0.2", true);
     CHECK(slow.status == 2);
     CHECK(slow.out.find("time limit of 0.2 s") != std::string::npos);
+    // an endless recursive count with no option: the default limit (statement_timeout)
+    // ends it on the server too
+    const auto endless = run(cli() + " query --db " + q(uri) + " 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c'", true);
+    CHECK(endless.status == 2);
+    CHECK(endless.out.find("stopped at the time limit of 30 s") != std::string::npos);
 }
 
 TEST_CASE("8 importers at once, of different traces and of the same trace: every trace stored once, none lost", "[pg][fleet][concurrency]") {

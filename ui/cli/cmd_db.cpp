@@ -19,6 +19,11 @@ namespace {
 using storage::Database;
 using storage::Store;
 
+// `query`'s default bounds: a statement runs at most 30 s and SQLite's heap for it stays
+// under 1 GiB unless the user says otherwise (--timeout 0, --memory 0: none).
+constexpr double kQueryTimeoutS = 30;
+constexpr std::uint64_t kQueryMemoryMiB = 1024;
+
 Json json_cell(const std::optional<std::string>& v, storage::CellType t) {
     using storage::CellType;
     if (!v || t == CellType::Null) return nullptr;
@@ -305,7 +310,21 @@ void add_query(CLI::App& app, Commands& out) {
     auto* csv = c->add_flag("--csv", a->csv, "comma-separated, quoted where needed");
     c->add_flag("--json", a->json, "a JSON array of objects")->excludes(csv);
     c->add_option("--limit", a->limits.max_rows, "stop after this many rows")->type_name("ROWS")->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1'000'000'000'000'000'000}));
-    c->add_option("--timeout", a->limits.timeout_s, "give up after this many seconds")->type_name("SECONDS")->check(CLI::PositiveNumber);
+    // a statement that never ends (a recursive CTE without a bound) must not run until
+    // someone kills it, nor take the machine's memory: both have a default bound
+    a->limits.timeout_s = kQueryTimeoutS;
+    c->add_option("--timeout", a->limits.timeout_s, "give up after this many seconds (0: never)")
+        ->type_name("SECONDS")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    c->add_option_function<std::uint64_t>(
+           "--memory", [a](std::uint64_t mib) { a->limits.max_memory = mib << 20; },
+           "give up when the statement needs more than this much memory, in MiB (0: no bound; SQLite: its heap; PostgreSQL bounds "
+           "a statement's memory on the server)")
+        ->type_name("MiB")
+        ->default_str(std::to_string(kQueryMemoryMiB))
+        ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40));
+    a->limits.max_memory = kQueryMemoryMiB << 20;
     c->footer(examples({"irqflow query --db s.db \"SELECT reason_name, exits FROM exits_per_reason WHERE session = 1\" --csv",
                         "irqflow query --db s.db \"SELECT reason_name, exits FROM exits_per_reason_all WHERE session = 1 ORDER BY exits DESC\"",
                         "irqflow query --db s.db \"SELECT * FROM findings\" --json --limit 10"}));

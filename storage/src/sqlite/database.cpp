@@ -26,9 +26,12 @@ Database::Database(const std::string& path, Mode mode, std::function<void(const 
     // pure cost (a quarter of the insert time of an import, measured by bench_scale).
     const int flags = (!readonly_ ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
                        : writable_file ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) | SQLITE_OPEN_NOMUTEX;
-    // SQLite counts every allocation under a global mutex unless told not to; nothing
-    // here reads those counts, and an import allocates per row (~7 % of its time).
-    static const int configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+    // SQLite counts every allocation under a global mutex unless told not to. An import
+    // allocates per row (~7 % of its time) and reads no count; a reader's query needs
+    // them for its memory bound (QueryLimits::max_memory: SQLite's hard heap limit is
+    // only kept with the counts on). The first database a process opens decides:
+    // sqlite3_config only works before SQLite starts.
+    static const int configured = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, readonly_ ? 1 : 0);
     (void)configured;
     if (sqlite3_open_v2(path.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";

@@ -88,13 +88,17 @@ std::uint64_t Database::query(const std::string& sql, const std::function<void(c
                               const std::function<void(const QueryRow&, const QueryTypes&)>& on_row, const QueryLimits& limits) {
     std::string denied;
     sqlite3_set_authorizer(db_, &authorize, &denied);
+    // the heap limit is SQLite's, for the whole process: set for this statement only
+    const sqlite3_int64 heap_before = limits.max_memory ? sqlite3_hard_heap_limit64(static_cast<sqlite3_int64>(limits.max_memory)) : -1;
     struct Unset {
         sqlite3* db;
+        sqlite3_int64 heap;
         ~Unset() {
             sqlite3_set_authorizer(db, nullptr, nullptr);
             sqlite3_progress_handler(db, 0, nullptr, nullptr);
+            if (heap >= 0) sqlite3_hard_heap_limit64(heap);
         }
-    } unset{db_};
+    } unset{db_, heap_before};
     sqlite3_stmt* st = nullptr;
     const char* tail = nullptr;
     if (sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &st, &tail) != SQLITE_OK) {
@@ -128,6 +132,9 @@ std::uint64_t Database::query(const std::string& sql, const std::function<void(c
                 throw StorageError(std::string("SQL error: stopped at the time limit of ") + secs + " s (" + std::to_string(delivered) +
                                    " rows given)");
             }
+            if (limits.max_memory && (rc == SQLITE_NOMEM || sqlite3_errcode(db_) == SQLITE_NOMEM))
+                throw StorageError("SQL error: stopped at the memory limit of " + std::to_string(limits.max_memory >> 20) + " MiB (" +
+                                   std::to_string(delivered) + " rows given)");
             throw StorageError(std::string("SQL error: ") + sqlite3_errmsg(db_));
         }
         for (int c = 0; c < n; ++c) {

@@ -59,10 +59,14 @@ struct QueryResult {
     std::vector<QueryRow> rows;
 };
 
-// Bounds of one `query`: rows delivered and wall time (0: no bound).
+// Bounds of one `query` (0: no bound): rows delivered, wall time, and memory — SQLite's
+// heap while the statement runs (its hard heap limit); a PostgreSQL server bounds a
+// statement's memory itself (work_mem, spilling to disk), so there only time applies.
+// `irqflow query` sets defaults (ui/README.md); the library sets none.
 struct QueryLimits {
     std::uint64_t max_rows = 0;
     double timeout_s = 0;
+    std::uint64_t max_memory = 0;  // bytes
 };
 
 // Another connection holds the write lock this one waits for.
