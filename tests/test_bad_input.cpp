@@ -320,7 +320,7 @@ TEST_CASE("a file that is no trace is refused from its first bytes in constant m
     CHECK(r.out.find("line 1: a line longer than 1 MiB (from byte 0): not trace text") != std::string::npos);
 }
 
-TEST_CASE("a FIFO nobody writes to says, on a terminal, that it waits for data; off a terminal it stays quiet", "[badinput][cli]") {
+TEST_CASE("a FIFO nobody writes to says, on a terminal, that it waits for data, and off a terminal it stays quiet", "[badinput][cli]") {
     if (run("command -v script").status != 0) {
         WARN("script (util-linux) not installed: terminal test skipped");
         return;
