@@ -167,7 +167,8 @@ void Attributor::finish(Trace& trace) {
     // A vCPU an event names (a timer torn down, a SynIC interrupt) that no thread of its
     // VM ran in the trace — an excerpt cut after the other vCPUs went idle — is a vCPU of
     // that VM all the same, without a thread (as a vCPU inferred from APIC ids is).
-    for (const auto& [tid, id] : named_by_tid_) {
+    for (const auto& named : named_by_tid_) {
+        const std::int32_t tid = named.first, id = named.second;  // not bindings: clang 14 cannot capture those
         const auto it = thread_.find(tid);
         if (it == thread_.end() || it->second.vm == kUnknownVm) continue;
         auto& list = trace.vms[static_cast<std::size_t>(it->second.vm.value())].vcpus;
