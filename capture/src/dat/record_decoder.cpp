@@ -151,8 +151,14 @@ RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, st
     for (tep_event** p = all; p && *p; ++p) {
         tep_event* ev = *p;
         if (ev->id < 0 || ev->id > 65535) continue;
-        if (static_cast<std::size_t>(ev->id) >= types_.size()) types_.resize(static_cast<std::size_t>(ev->id) + 1, unknown_);
-        TypeInfo& ti = types_[static_cast<std::size_t>(ev->id)];
+        const auto id = static_cast<std::size_t>(ev->id);
+        if (id >= by_id_.size()) by_id_.resize(id + 1, kNoType);
+        if (by_id_[id] == kNoType) {
+            if (types_.size() >= kNoType) continue;  // as many types as ids: not a kernel's formats
+            by_id_[id] = static_cast<std::uint16_t>(types_.size());
+            types_.emplace_back();
+        }
+        TypeInfo& ti = types_[by_id_[id]];
         ti = TypeInfo{};
         ti.ev = ev;
         const std::string name = ev->name ? ev->name : "unnamed_event_" + std::to_string(ev->id);
@@ -185,8 +191,9 @@ RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, st
 }
 
 const RecordDecoder::TypeInfo& RecordDecoder::type(int id) const {
-    if (id < 0 || static_cast<std::size_t>(id) >= types_.size() || !types_[static_cast<std::size_t>(id)].ev) return unknown_;
-    return types_[static_cast<std::size_t>(id)];
+    if (id < 0 || static_cast<std::size_t>(id) >= by_id_.size()) return unknown_;
+    const std::uint16_t i = by_id_[static_cast<std::size_t>(id)];
+    return i == kNoType ? unknown_ : types_[i];
 }
 
 void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {

@@ -92,7 +92,11 @@ private:
 
     std::string path_;
     std::uint64_t page_size_;
-    std::vector<TypeInfo> types_;   // by event id
+    // A file's formats number their events sparsely (ids into the thousands for a few
+    // hundred events): the types are stored densely and found through a small index.
+    static constexpr std::uint16_t kNoType = 0xffff;
+    std::vector<TypeInfo> types_;
+    std::vector<std::uint16_t> by_id_;  // event id → index in types_, or kNoType
     TypeInfo unknown_;              // ids missing from the formats (corrupt data)
     std::uint16_t lost_name_ = 0;
     int long_size_ = 8;
