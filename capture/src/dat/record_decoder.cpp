@@ -102,8 +102,10 @@ void decode_special(Event& e, const Fields& r) {
         copy(e, 0, r(F("chip")));
         auto pin = r(F("pin"));
         copy(e, 1, pin);
-        if (auto elcr = r(F("elcr")); elcr && pin) e.set(2, bit(*elcr, *pin));
-        if (auto imr = r(F("imr")); imr && pin) e.set(3, bit(*imr, *pin));
+        // a PIC has 8 pins; a pin past the masks' bits (a corrupt record) has no bit in them
+        const bool in_masks = pin && *pin >= 0 && *pin < 64;
+        if (auto elcr = r(F("elcr")); elcr && in_masks) e.set(2, bit(*elcr, *pin));
+        if (auto imr = r(F("imr")); imr && in_masks) e.set(3, bit(*imr, *pin));
         copy(e, 4, r(F("coalesced")));
         return;
     }
