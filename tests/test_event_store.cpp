@@ -123,3 +123,33 @@ TEST_CASE("a loaded capture takes at most 40 bytes per event, and trace.dat payl
     CHECK(per_event <= 40);
     CHECK(t.raw.empty());
 }
+
+TEST_CASE("a small store costs kilobytes, and one grown past each doubling of its first block keeps every event",
+          "[capture][event-store]") {
+    EventStore few;
+    for (int i = 0; i < 50; ++i) few.push_back(event(1000 + i, static_cast<std::uint64_t>(i), EventKind::Exit));
+    INFO(few.memory_bytes() << " bytes for 50 events");
+    CHECK(few.memory_bytes() < 16 * 1024);  // a whole 64 Ki-event block per column was ~1.4 MB
+
+    // Sizes on both sides of 256, 512, … 65536 (where the first block stops doubling)
+    // and of the second block; each store checked as built, copied and moved.
+    for (const std::size_t n : {255u, 256u, 257u, 4096u, 4097u, 65535u, 65536u, 65537u, 131073u}) {
+        EventStore s;
+        for (std::size_t i = 0; i < n; ++i) {
+            Event e = event(static_cast<std::int64_t>(i) * 7, i, i % 3 ? EventKind::Exit : EventKind::Entry);
+            e.set(0, static_cast<std::int64_t>(i) * 1000003);  // field bytes grow with i
+            s.push_back(e);
+        }
+        const EventStore copy = s;
+        const EventStore moved = EventStore(copy);
+        REQUIRE(moved.size() == n);
+        for (const EventStore* st : std::initializer_list<const EventStore*>{&s, &copy, &moved})
+            for (std::size_t i = 0; i < n; i += (i < 70000 ? 1 : 13)) {
+                Event want = event(static_cast<std::int64_t>(i) * 7, i, i % 3 ? EventKind::Exit : EventKind::Entry);
+                want.set(0, static_cast<std::int64_t>(i) * 1000003);
+                const Event got = (*st)[i];
+                INFO("n=" << n << " i=" << i);
+                REQUIRE(same(got, want));
+            }
+    }
+}

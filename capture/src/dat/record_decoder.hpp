@@ -1,6 +1,7 @@
 // Decodes raw ring-buffer records into normalized events, by field name from the
 // event formats of one file (libtraceevent's tep handle).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -47,8 +48,10 @@ private:
         last_tid_ = tid;
         // Linux thread ids stay below pid_max (at most 2^22): a bitmap answers for them
         if (tid >= 0 && tid < kBitmapTids) {
-            if (seen_.empty()) seen_.resize(kBitmapTids / 64, 0);
-            std::uint64_t& w = seen_[static_cast<std::size_t>(tid) / 64];
+            // grown to the highest thread seen, not 512 KB up front (a small file's read)
+            const auto word = static_cast<std::size_t>(tid) / 64;
+            if (word >= seen_.size()) seen_.resize(std::max(word + 1, 2 * seen_.size()), 0);
+            std::uint64_t& w = seen_[word];
             const std::uint64_t bit = std::uint64_t{1} << (tid % 64);
             if (w & bit) return;
             w |= bit;

@@ -23,24 +23,31 @@ namespace detail {
 
 // A growable array in fixed blocks: appending never copies what is stored (a vector's
 // doubling would hold 1.5–2× the events at its peak) and memory grows one block at a time.
+// The first block starts small and doubles up to a whole block (the only copies made),
+// so a pasted excerpt of fifty events does not cost a megabyte of columns.
 template <class T>
 class BlockArray {
 public:
     static constexpr std::size_t kShift = 16, kBlock = std::size_t{1} << kShift, kMask = kBlock - 1;
+    static constexpr std::size_t kFirst = 256;  // elements of the first block at first
     BlockArray() = default;
     BlockArray(BlockArray&& o) noexcept
-        : blocks_(std::move(o.blocks_)), last_(std::exchange(o.last_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+        : blocks_(std::move(o.blocks_)), last_(std::exchange(o.last_, nullptr)), size_(std::exchange(o.size_, 0)),
+          cap_(std::exchange(o.cap_, 0)) {}
     BlockArray& operator=(BlockArray&& o) noexcept {
         blocks_ = std::move(o.blocks_);
         last_ = std::exchange(o.last_, nullptr);
         size_ = std::exchange(o.size_, 0);
+        cap_ = std::exchange(o.cap_, 0);
         return *this;
     }
-    BlockArray(const BlockArray& o) : size_(o.size_) {
-        for (const auto& b : o.blocks_) {
-            grow();
-            std::copy(b.get(), b.get() + kBlock, last_);
+    BlockArray(const BlockArray& o) : size_(o.size_), cap_(o.cap_) {
+        for (std::size_t i = 0; i < o.blocks_.size(); ++i) {
+            const std::size_t n = block_capacity(i);
+            blocks_.push_back(std::make_unique_for_overwrite<T[]>(n));
+            std::copy(o.blocks_[i].get(), o.blocks_[i].get() + n, blocks_.back().get());
         }
+        last_ = blocks_.empty() ? nullptr : blocks_.back().get();
     }
     BlockArray& operator=(const BlockArray& o) {
         if (this != &o) *this = BlockArray(o);
@@ -50,7 +57,7 @@ public:
     const T& operator[](std::size_t i) const { return blocks_[i >> kShift][i & kMask]; }
     T& operator[](std::size_t i) { return blocks_[i >> kShift][i & kMask]; }
     void push_back(T v) {
-        if ((size_ & kMask) == 0) grow();
+        if (size_ == cap_) grow();
         last_[size_ & kMask] = v;
         ++size_;
     }
@@ -59,7 +66,7 @@ public:
     std::size_t append_contiguous(const T* v, std::size_t n) {
         if (n == 0) return size_;
         if (((size_ + n - 1) >> kShift) != (size_ >> kShift)) size_ = (size_ + kMask) & ~kMask;  // next block
-        if ((size_ & kMask) == 0) grow();
+        while (size_ + n > cap_) grow();
         const std::size_t at = size_;
         std::copy(v, v + n, last_ + (at & kMask));
         size_ += n;
@@ -70,17 +77,32 @@ public:
         blocks_.clear();
         last_ = nullptr;
         size_ = 0;
+        cap_ = 0;
     }
-    std::size_t bytes() const { return blocks_.size() * kBlock * sizeof(T) + blocks_.capacity() * sizeof(void*); }
+    std::size_t bytes() const { return cap_ * sizeof(T) + blocks_.capacity() * sizeof(void*); }
 
 private:
+    std::size_t block_capacity(std::size_t i) const { return i == 0 ? std::min(cap_, kBlock) : kBlock; }
     void grow() {
-        blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
+        if (cap_ == 0) {
+            blocks_.push_back(std::make_unique_for_overwrite<T[]>(kFirst));
+            cap_ = kFirst;
+        } else if (cap_ < kBlock) {  // the first block, doubled (its elements copied once per doubling)
+            const std::size_t n = std::min(cap_ * 2, kBlock);
+            auto bigger = std::make_unique_for_overwrite<T[]>(n);
+            std::copy(blocks_[0].get(), blocks_[0].get() + cap_, bigger.get());
+            blocks_[0] = std::move(bigger);
+            cap_ = n;
+        } else {
+            blocks_.push_back(std::make_unique_for_overwrite<T[]>(kBlock));
+            cap_ += kBlock;
+        }
         last_ = blocks_.back().get();
     }
     std::vector<std::unique_ptr<T[]>> blocks_;
-    T* last_ = nullptr;  // the block being filled
+    T* last_ = nullptr;     // the block being filled
     std::size_t size_ = 0;
+    std::size_t cap_ = 0;   // elements the blocks hold: the first block's capacity, then whole blocks
 };
 
 }  // namespace detail
