@@ -27,6 +27,7 @@ void check_file(const std::string& path) {
     if (st.st_size == 0) throw InputError(path, {InputPosition::Unit::Byte, 0}, "empty file");
     // The first bytes say what the rest is, before any of the rest is read: a file of
     // gigabytes that is neither is refused at once, in constant memory.
+    if (looks_like_dat(path)) return;  // its own validator reads the rest
     std::ifstream in(path, std::ios::binary);
     std::string head(kSniffBytes, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
@@ -35,7 +36,6 @@ void check_file(const std::string& path) {
     if (head.rfind("PERFILE2", 0) == 0 || head.rfind("2ELIFREP", 0) == 0)
         throw InputError(path, {InputPosition::Unit::Byte, 0},
                          "a perf.data file; irqflow reads its text: perf script -i " + path + " > kvm.txt, then give kvm.txt");
-    if (looks_like_dat(path)) return;
     // Report text has no NUL byte; a sparse file, an image or a core dump has them early.
     if (const std::size_t nul = head.find('\0'); nul != std::string::npos)
         throw InputError(path, {InputPosition::Unit::Byte, nul},
