@@ -8,11 +8,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <deque>
 #include <exception>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -126,6 +129,47 @@ private:
     bool timed_out_ = false;
 };
 
+// What libtracecmd made of a file's headers: its handle, and the printer of unmodelled
+// events once one was asked for (declared after the handle: it unloads its plugins first).
+struct ParsedHeaders {
+    Handle top;
+    std::optional<EventPrinter> printer;
+
+    EventPrinter& printer_for_events() {
+        if (!printer) printer.emplace(tracecmd_get_tep(top.get()));
+        return *printer;
+    }
+};
+
+// Parsed headers kept by reuse_dat_headers, keyed by the file's bytes before its CPU data.
+struct HeaderReuse {
+    std::mutex lock;
+    std::size_t capacity = 0;
+    std::deque<std::pair<std::vector<char>, std::shared_ptr<ParsedHeaders>>> kept;  // least recently used first
+    std::vector<char> scratch;  // the header bytes of the file being read
+};
+
+HeaderReuse& header_reuse() {
+    static HeaderReuse r;
+    return r;
+}
+
+// The bytes before the CPU data (the validator has checked they are in the file),
+// read into `out` — reused from one read to the next, so a match costs no allocation.
+void read_header_bytes(const std::string& path, const DatLayout& layout, std::vector<char>& out) {
+    out.resize(static_cast<std::size_t>(layout.data_offset));
+    std::size_t got = 0;
+    if (const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+        while (got < out.size()) {
+            const ssize_t n = pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
+            if (n <= 0) break;
+            got += static_cast<std::size_t>(n);
+        }
+        close(fd);
+    }
+    out.resize(got);
+}
+
 // Decodes all streams' records in (timestamp, stream) order — the order trace-cmd
 // report prints — straight into one batch. (Decoding each CPU on its own thread and
 // merging afterwards was slower on 2 cores: the extra copy of every event costs more
@@ -210,17 +254,46 @@ void probe_dat_headers(const std::string& path) {
     probe.require_ok();
 }
 
+void reuse_dat_headers(std::size_t files) {
+    HeaderReuse& r = header_reuse();
+    const std::lock_guard<std::mutex> hold(r.lock);
+    r.capacity = files;
+    while (r.kept.size() > files) r.kept.pop_front();
+}
+
 void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
                          bool (*wants_fields)(EventKind)) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
     refuse_latency(path, layout);
-    HeaderProbe probe(path, layout, !options.headers_checked);  // forked before this reader starts threads
+    const bool walk = pages_readable(layout);
+
+    // Headers parsed before from the same bytes are taken as they are — only for files
+    // whose pages we walk: libtracecmd's iterator would read the pages at the offsets
+    // it saw in the earlier file.
+    HeaderReuse& reuse = header_reuse();
+    std::vector<char> key;  // set when these headers are to be kept once parsed
+    std::shared_ptr<ParsedHeaders> headers;
+    if (walk) {
+        const std::lock_guard<std::mutex> hold(reuse.lock);
+        if (reuse.capacity > 0) {
+            read_header_bytes(path, layout, reuse.scratch);
+            const auto same = std::find_if(reuse.kept.begin(), reuse.kept.end(), [&](const auto& k) { return k.first == reuse.scratch; });
+            if (same != reuse.kept.end()) {  // the most recently used is kept longest
+                auto entry = std::move(*same);
+                reuse.kept.erase(same);
+                headers = entry.second;
+                reuse.kept.push_back(std::move(entry));
+            } else {
+                key = reuse.scratch;
+            }
+        }
+    }
+    HeaderProbe probe(path, layout, !options.headers_checked && !headers);  // forked before this reader starts threads
 
     // Compressed streams are inflated on their own threads (one per CPU): that needs
     // nothing from libtracecmd, so it overlaps the probe and the header parse.
-    const bool walk = pages_readable(layout);
     std::vector<std::future<StreamPagesPtr>> opening;
     if (walk)
         for (std::size_t i = 0; i < layout.cpu_data.size(); ++i)
@@ -228,29 +301,37 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
                                          [&path, &layout, i] { return open_stream(path, layout, i); }));
 
     std::optional<RecordDecoder> decoder;
-    Handle top;
     try {
         probe.require_ok();
-        tracecmd_set_loglevel(TEP_LOG_NONE);
-        top.reset(open_for(path, layout));
-        if (!top) throw InputError(path, {}, "libtracecmd could not open this trace.dat (corrupt headers?)");
-        decoder.emplace(tracecmd_get_tep(top.get()), t, path, layout.page_size);
+        if (!headers) {
+            tracecmd_set_loglevel(TEP_LOG_NONE);
+            headers = std::make_shared<ParsedHeaders>();
+            headers->top.reset(open_for(path, layout));
+            if (!headers->top) throw InputError(path, {}, "libtracecmd could not open this trace.dat (corrupt headers?)");
+            if (!key.empty()) {
+                const std::lock_guard<std::mutex> hold(reuse.lock);
+                while (!reuse.kept.empty() && reuse.kept.size() >= reuse.capacity) reuse.kept.pop_front();
+                if (reuse.capacity > 0) reuse.kept.emplace_back(std::move(key), headers);
+            }
+        }
+        decoder.emplace(tracecmd_get_tep(headers->top.get()), t, path, layout.page_size);
     } catch (...) {
         for (auto& o : opening) o.wait();  // they hold references into this frame
         throw;
     }
+    tracecmd_input* const top = headers->top.get();
 
     t.meta.source = path;
-    t.meta.format = "trace.dat v" + std::to_string(tracecmd_get_in_file_version(top.get()));
+    t.meta.format = "trace.dat v" + std::to_string(tracecmd_get_in_file_version(top));
     if (layout.compressed) t.meta.format += " (" + layout.compression + ")";
-    t.meta.kernel_release = uname_word(tracecmd_get_uname(top.get()), 2);
-    t.meta.host_name = uname_word(tracecmd_get_uname(top.get()), 1);
+    t.meta.kernel_release = uname_word(tracecmd_get_uname(top), 2);
+    t.meta.host_name = uname_word(tracecmd_get_uname(top), 1);
     if (t.meta.host_name == "(none)") t.meta.host_name.clear();  // the kernel's nodename when no hostname was set: no host
-    if (const char* clk = tracecmd_get_trace_clock(top.get())) t.meta.clock = clk;
-    t.meta.host_cpus = tracecmd_cpus(top.get());
-    const int n = tracecmd_buffer_instances(top.get());
+    if (const char* clk = tracecmd_get_trace_clock(top)) t.meta.clock = clk;
+    t.meta.host_cpus = tracecmd_cpus(top);
+    const int n = tracecmd_buffer_instances(top);
     for (int i = 0; i < n; ++i)
-        if (const char* nm = tracecmd_buffer_instance_name(top.get(), i)) {
+        if (const char* nm = tracecmd_buffer_instance_name(top, i)) {
             if (!t.meta.buffer.empty()) t.meta.buffer += ",";
             t.meta.buffer += nm;
         }
@@ -258,10 +339,8 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     Batch b;
     b.sink = sink;
     b.wants_fields = wants_fields;
-    std::optional<EventPrinter> printer;  // declared after `top`: unloads its plugins before the handle closes
     if (options.other_event_info && !sink) {
-        printer.emplace(tracecmd_get_tep(top.get()));
-        b.printer = &*printer;
+        b.printer = &headers->printer_for_events();
         b.other_info = &t.raw;
     }
     if (walk) {
@@ -277,11 +356,11 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
         if (first_error) throw *first_error;
         decode_merged(streams, layout, *decoder, b);
     } else {
-        read_with_libtracecmd(path, top.get(), *decoder, b);
+        read_with_libtracecmd(path, top, *decoder, b);
     }
     t.events = std::move(b.events);
 
-    tep_handle* tep = tracecmd_get_tep(top.get());
+    tep_handle* tep = tracecmd_get_tep(top);
     for (const std::int32_t tid : b.tids) {
         if (tid < 0 || t.comms.count(tid)) continue;
         const char* comm = tep_data_comm_from_pid(tep, tid);

@@ -2,6 +2,7 @@
 // read_trace_dat, into a given Trace, optionally handing events to a sink instead of
 // storing them.
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "irqflow/capture/readers.hpp"
@@ -11,5 +12,12 @@ namespace irqflow {
 // wants_fields: see Batch::wants_fields.
 void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
                          bool (*wants_fields)(EventKind) = nullptr);
+
+// Keeps what libtracecmd parsed of the last `files` files' headers and reuses it for a
+// file whose bytes before its CPU data are the same, skipping the probe and the parse.
+// For fuzz_dat (tests/fuzz/README.md), whose inputs mostly differ in their pages: the
+// parse costs ~100 times the rest of a small file's read. Off (0) by default — a command
+// reads its file once. A reused handle must not be read by two threads at once.
+void reuse_dat_headers(std::size_t files);
 
 }  // namespace irqflow
