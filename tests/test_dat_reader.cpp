@@ -3,7 +3,10 @@
 
 #include <set>
 
+#include "dat/dat_reader.hpp"
+#include "dat/dat_validate.hpp"
 #include "helpers.hpp"
+#include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/summary.hpp"
 
@@ -142,4 +145,54 @@ TEST_CASE("stats summary matches the raw counts", "[dat][samples]") {
     CHECK(per_vcpu == exits);
     CHECK(s.exits_by_reason.count("EXIT_MSR"));
     CHECK(s.exits_by_reason.count("EXIT_HLT"));
+}
+
+namespace {
+
+// What a read gives: its events by name and their printed info, or its error.
+std::string read_outcome(const std::string& path) {
+    try {
+        LoadOptions lo;
+        lo.other_event_info = true;
+        const Trace t = load_trace(path, lo);
+        std::string out = t.meta.format + " " + t.meta.clock + " " + std::to_string(t.events.size()) + "\n";
+        for (const auto& [name, n] : t.counts_by_name()) out += name + " " + std::to_string(n) + "\n";
+        for (const auto& e : t.events) {
+            out += std::to_string(e.ts.value()) + " " + std::to_string(e.cpu.value());
+            for (std::size_t k = 0; k < kMaxFields; ++k) out += " " + std::to_string(e.f[k]);
+            out += "\n";
+        }
+        return out + t.raw;
+    } catch (const InputError& e) {
+        return std::string("error: ") + e.what();
+    }
+}
+
+}  // namespace
+
+TEST_CASE("headers reused from an earlier file (fuzz_dat's shortcut) read a file as parsing them again would", "[dat][fuzz]") {
+    struct Off {
+        ~Off() { reuse_dat_headers(0); }
+    } off;
+    const std::string dir = std::string(IRQFLOW_SOURCE) + "/tests/fuzz/seeds/dat/";
+    for (const char* seed : {"v6.dat", "v7-zstd.dat", "v7-instance.dat", "v7-lost.dat"}) {
+        INFO(seed);
+        std::string bytes = read_file(dir + seed);
+        const std::size_t data = static_cast<std::size_t>(validate_dat(dir + seed).data_offset);
+        REQUIRE(data + 200 < bytes.size());
+        // the same headers over other pages: a record header and a payload byte changed
+        std::string changed = bytes;
+        changed[data + 16] = static_cast<char>(changed[data + 16] ^ 0x40);
+        changed[data + 150] = static_cast<char>(changed[data + 150] ^ 0x7f);
+        const std::string a = scratch(std::string("reuse-a-") + seed), b = scratch(std::string("reuse-b-") + seed);
+        write_file(a, bytes);
+        write_file(b, changed);
+        reuse_dat_headers(0);
+        const std::string fresh_a = read_outcome(a), fresh_b = read_outcome(b);
+        reuse_dat_headers(4);
+        CHECK(read_outcome(a) == fresh_a);  // parsed and kept
+        CHECK(read_outcome(b) == fresh_b);  // kept headers, its own pages
+        CHECK(read_outcome(a) == fresh_a);
+        CHECK(fresh_a != fresh_b);
+    }
 }
