@@ -98,9 +98,11 @@ EventPrinter::EventPrinter(tep_handle* tep) : tep_(tep) {
     tep_clear_flag(tep, TEP_DISABLE_SYS_PLUGINS);
     tep_clear_flag(tep, TEP_DISABLE_PLUGINS);
     plugins_ = tep_load_plugins(tep);
+    trace_seq_init(&seq_);
 }
 
 EventPrinter::~EventPrinter() {
+    trace_seq_destroy(&seq_);
     if (plugins_) tep_unload_plugins(plugins_, tep_);
 }
 
@@ -133,16 +135,14 @@ void EventPrinter::print(const RawRecord& rec, tep_event* ev, std::string& out) 
     r.size = rec.size;
     r.cpu = rec.cpu;
     r.data = copy_.data();
-    trace_seq s;
-    trace_seq_init(&s);
-    if (how == Safety::PrintFormat) tep_print_event(tep_, &s, &r, "%s", TEP_PRINT_INFO);
-    else tep_record_print_fields(&s, &r, ev);
-    trace_seq_terminate(&s);
-    std::string_view text(s.buffer, s.len);
+    trace_seq_reset(&seq_);
+    if (how == Safety::PrintFormat) tep_print_event(tep_, &seq_, &r, "%s", TEP_PRINT_INFO);
+    else tep_record_print_fields(&seq_, &r, ev);
+    trace_seq_terminate(&seq_);
+    std::string_view text(seq_.buffer, seq_.len);
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
     while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
     out.append(text);
-    trace_seq_destroy(&s);
     std::memset(copy_.data(), 0, size);
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <traceevent/trace-seq.h>
+
 #include "dat_pages.hpp"
 
 struct tep_handle;
@@ -36,6 +38,9 @@ private:
     tep_handle* tep_;
     tep_plugin_list* plugins_ = nullptr;
     std::vector<unsigned char> copy_;        // the record, then zeros
+    // One buffer for every record's text, emptied before each: initialising and
+    // destroying one per record was a 4 KB allocation per printed event.
+    trace_seq seq_;
     std::vector<Safety> safety_;             // by event id
     std::vector<std::uint32_t> format_end_;  // by event id: end of its last fixed field
 };
