@@ -158,7 +158,7 @@ std::string read_outcome(const std::string& path) {
         std::string out = t.meta.format + " " + t.meta.clock + " " + std::to_string(t.events.size()) + "\n";
         for (const auto& [name, n] : t.counts_by_name()) out += name + " " + std::to_string(n) + "\n";
         for (const auto& e : t.events) {
-            out += std::to_string(e.ts.value()) + " " + std::to_string(e.cpu.value());
+            out += t.name(e.name_id) + " " + std::to_string(e.ts.value()) + " " + std::to_string(e.cpu.value());
             for (std::size_t k = 0; k < kMaxFields; ++k) out += " " + std::to_string(e.f[k]);
             out += "\n";
         }
@@ -195,4 +195,48 @@ TEST_CASE("headers reused from an earlier file (fuzz_dat's shortcut) read a file
         CHECK(read_outcome(a) == fresh_a);
         CHECK(fresh_a != fresh_b);
     }
+}
+
+TEST_CASE("headers libtracecmd refused are refused again when reused, naming the file read now", "[dat][fuzz]") {
+    struct Off {
+        ~Off() { reuse_dat_headers(0); }
+    } off;
+    const std::string bytes = read_file(std::string(IRQFLOW_SOURCE) + "/tests/fuzz/regressions/dat/libtracecmd-huge-allocation.dat");
+    const std::string a = scratch("refused-a.dat"), b = scratch("refused-b.dat");
+    write_file(a, bytes);
+    write_file(b, bytes);
+    reuse_dat_headers(0);
+    const std::string fresh_a = read_outcome(a), fresh_b = read_outcome(b);
+    REQUIRE(fresh_a.find("libtracecmd cannot parse the headers") != std::string::npos);
+    REQUIRE(fresh_a.find("refused-a.dat") != std::string::npos);
+    reuse_dat_headers(4);
+    CHECK(read_outcome(a) == fresh_a);  // probed, refused, kept
+    CHECK(read_outcome(b) == fresh_b);  // the kept refusal, under b's name
+    CHECK(read_outcome(b) == fresh_b);
+}
+
+TEST_CASE("a file without CPU data is reused whole and read as parsing it again would", "[dat][fuzz]") {
+    struct Off {
+        ~Off() { reuse_dat_headers(0); }
+    } off;
+    // The instance seed with its buffer option's clock name unterminated ("local(" and the
+    // bytes after it): the option lists no CPU, so the file has headers and no CPU data,
+    // and all its bytes are what a later file must equal to reuse them.
+    std::string bytes = read_file(std::string(IRQFLOW_SOURCE) + "/tests/fuzz/seeds/dat/v7-instance.dat");
+    const std::size_t clock = bytes.rfind(std::string("local\0\0\x10\0\0", 10));
+    REQUIRE(clock != std::string::npos);
+    bytes[clock + 5] = '(';
+    const std::string a = scratch("no-cpu-data-a.dat"), b = scratch("no-cpu-data-b.dat");
+    write_file(a, bytes);
+    REQUIRE(validate_dat(a).cpu_data.empty());
+    REQUIRE(validate_dat(a).data_offset == 0);
+    bytes[bytes.size() - 1] = static_cast<char>(bytes.back() ^ 1);  // other headers
+    write_file(b, bytes);
+    reuse_dat_headers(0);
+    const std::string fresh_a = read_outcome(a), fresh_b = read_outcome(b);
+    REQUIRE(fresh_a.find("trace.dat v7") == 0);
+    reuse_dat_headers(4);
+    CHECK(read_outcome(a) == fresh_a);
+    CHECK(read_outcome(b) == fresh_b);
+    CHECK(read_outcome(a) == fresh_a);
 }

@@ -14,6 +14,12 @@ std::uint16_t Trace::intern(std::string_view name) {
     return id;
 }
 
+void Trace::adopt_names(const Trace& other) {
+    if (!names_.empty()) throw std::logic_error("adopt_names into a trace that has names");
+    names_ = other.names_;
+    name_ids_ = other.name_ids_;
+}
+
 std::map<std::string, std::uint64_t> Trace::counts_by_name() const {
     std::vector<std::uint64_t> by_id(names_.size(), 0);
     for (std::size_t i = 0; i < events.size(); ++i)

@@ -5,6 +5,7 @@
 // merged in time order; files whose timestamps libtracecmd would adjust go through its
 // own iterator instead. No printed text is parsed here.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,6 +135,15 @@ private:
 struct ParsedHeaders {
     Handle top;
     std::optional<EventPrinter> printer;
+    // Kept only for headers that are reused: the decoder built on the first read, and the
+    // names it interned into that read's empty trace. A later read into an empty trace
+    // copies both instead of resolving every event type again. Set before the headers
+    // are shared; read-only after.
+    std::optional<RecordDecoder> decoder;
+    Trace names;
+    // Headers that libtracecmd or the decoder refused: the same bytes get the same error
+    // without another probe (a fork and a parse).
+    std::optional<InputError> refused;
 
     EventPrinter& printer_for_events() {
         if (!printer) printer.emplace(tracecmd_get_tep(top.get()));
@@ -154,12 +164,15 @@ HeaderReuse& header_reuse() {
     return r;
 }
 
-// The bytes before the CPU data (the validator has checked they are in the file),
-// read into `out` — reused from one read to the next, so a match costs no allocation.
+// The bytes before the CPU data (the validator has checked they are in the file) —
+// all of them when there is no CPU data — read into `out`, which is reused from one read
+// to the next, so a match costs no allocation.
 void read_header_bytes(const std::string& path, const DatLayout& layout, std::vector<char>& out) {
-    out.resize(static_cast<std::size_t>(layout.data_offset));
     std::size_t got = 0;
     if (const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+        struct stat st{};
+        const bool whole = layout.data_offset == 0 && fstat(fd, &st) == 0;
+        out.resize(whole ? static_cast<std::size_t>(st.st_size) : static_cast<std::size_t>(layout.data_offset));
         while (got < out.size()) {
             const ssize_t n = pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
             if (n <= 0) break;
@@ -285,6 +298,7 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
                 reuse.kept.erase(same);
                 headers = entry.second;
                 reuse.kept.push_back(std::move(entry));
+                if (headers->refused) throw headers->refused->with_file(path);
             } else {
                 key = reuse.scratch;
             }
@@ -306,19 +320,34 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
 
     std::optional<RecordDecoder> decoder;
     try {
-        probe.require_ok();
         if (!headers) {
-            tracecmd_set_loglevel(TEP_LOG_NONE);
-            headers = std::make_shared<ParsedHeaders>();
-            headers->top.reset(open_for(path, layout));
-            if (!headers->top) throw InputError(path, {}, "libtracecmd could not open this trace.dat (corrupt headers?)");
+            auto fresh = std::make_shared<ParsedHeaders>();
+            try {
+                probe.require_ok();
+                tracecmd_set_loglevel(TEP_LOG_NONE);
+                fresh->top.reset(open_for(path, layout));
+                if (!fresh->top) throw InputError(path, {}, "libtracecmd could not open this trace.dat (corrupt headers?)");
+                if (!key.empty())
+                    fresh->decoder.emplace(tracecmd_get_tep(fresh->top.get()), fresh->names, path, layout.page_size);
+            } catch (const InputError& e) {
+                if (key.empty()) throw;
+                fresh = std::make_shared<ParsedHeaders>();
+                fresh->refused = e;
+            }
             if (!key.empty()) {
                 const std::lock_guard<std::mutex> hold(reuse.lock);
                 while (!reuse.kept.empty() && reuse.kept.size() >= reuse.capacity) reuse.kept.pop_front();
-                if (reuse.capacity > 0) reuse.kept.emplace_back(std::move(key), headers);
+                if (reuse.capacity > 0) reuse.kept.emplace_back(std::move(key), fresh);
             }
+            if (fresh->refused) throw *fresh->refused;
+            headers = std::move(fresh);
         }
-        decoder.emplace(tracecmd_get_tep(headers->top.get()), t, path, layout.page_size);
+        if (headers->decoder && t.name_count() == 0) {
+            t.adopt_names(headers->names);
+            decoder.emplace(*headers->decoder, path);
+        } else {
+            decoder.emplace(tracecmd_get_tep(headers->top.get()), t, path, layout.page_size);
+        }
     } catch (...) {
         for (auto& o : opening) o.wait();  // they hold references into this frame
         throw;

@@ -72,6 +72,9 @@ private:
 class RecordDecoder {
 public:
     RecordDecoder(tep_handle* tep, Trace& names, std::string path, std::uint64_t page_size);
+    // The same decoder for another file with the same headers (its errors name `path`);
+    // the events' name ids are those `other` interned.
+    RecordDecoder(const RecordDecoder& other, std::string path) : RecordDecoder(other) { path_ = std::move(path); }
     // Appends the record's event (after a Lost marker when its CPU dropped events).
     // Throws InputError for records that cannot be right.
     void decode(const RawRecord& rec, Batch& out) const;

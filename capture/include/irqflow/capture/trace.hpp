@@ -103,6 +103,8 @@ public:
     }
 
     std::uint16_t intern(std::string_view name);
+    // Takes `other`'s names with their ids. Only for a trace that has no names yet.
+    void adopt_names(const Trace& other);
     const std::string& name(std::uint16_t id) const { return names_[id]; }
     std::size_t name_count() const { return names_.size(); }
     // The printed info of an Other event; empty when the reader did not keep it.
