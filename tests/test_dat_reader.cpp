@@ -215,28 +215,40 @@ TEST_CASE("headers libtracecmd refused are refused again when reused, naming the
     CHECK(read_outcome(b) == fresh_b);
 }
 
-TEST_CASE("a file without CPU data is reused whole and read as parsing it again would", "[dat][fuzz]") {
+TEST_CASE("headers after the CPU data count as headers for reuse, and a file without CPU data is reused whole", "[dat][fuzz]") {
     struct Off {
         ~Off() { reuse_dat_headers(0); }
     } off;
-    // The instance seed with its buffer option's clock name unterminated ("local(" and the
-    // bytes after it): the option lists no CPU, so the file has headers and no CPU data,
-    // and all its bytes are what a later file must equal to reuse them.
-    std::string bytes = read_file(std::string(IRQFLOW_SOURCE) + "/tests/fuzz/seeds/dat/v7-instance.dat");
+    // The instance seed keeps its buffer option (the buffer's clock, its CPU list) after
+    // its CPU data. With that clock name unterminated ("local(" and the bytes after it) the
+    // option lists no CPU: the same bytes before the CPU data, and a file with no CPU data.
+    const std::string seed = read_file(std::string(IRQFLOW_SOURCE) + "/tests/fuzz/seeds/dat/v7-instance.dat");
+    std::string bytes = seed;
     const std::size_t clock = bytes.rfind(std::string("local\0\0\x10\0\0", 10));
     REQUIRE(clock != std::string::npos);
     bytes[clock + 5] = '(';
-    const std::string a = scratch("no-cpu-data-a.dat"), b = scratch("no-cpu-data-b.dat");
+    const std::string orig = scratch("option-orig.dat"), a = scratch("no-cpu-data-a.dat"), b = scratch("no-cpu-data-b.dat");
+    const std::string clock_renamed = scratch("option-clock.dat");
+    write_file(orig, seed);
     write_file(a, bytes);
+    std::string renamed = seed;  // the same CPU data, a clock named otherwise
+    renamed.replace(clock, 5, "LOCAL");
+    write_file(clock_renamed, renamed);
+    REQUIRE(clock > validate_dat(orig).data_offset);
     REQUIRE(validate_dat(a).cpu_data.empty());
-    REQUIRE(validate_dat(a).data_offset == 0);
     bytes[bytes.size() - 1] = static_cast<char>(bytes.back() ^ 1);  // other headers
     write_file(b, bytes);
     reuse_dat_headers(0);
-    const std::string fresh_a = read_outcome(a), fresh_b = read_outcome(b);
+    const std::string fresh_orig = read_outcome(orig), fresh_a = read_outcome(a), fresh_b = read_outcome(b);
+    const std::string fresh_renamed = read_outcome(clock_renamed);
     REQUIRE(fresh_a.find("trace.dat v7") == 0);
+    REQUIRE(fresh_orig != fresh_a);
+    REQUIRE(fresh_renamed.find(" LOCAL ") != std::string::npos);
     reuse_dat_headers(4);
+    CHECK(read_outcome(orig) == fresh_orig);
+    CHECK(read_outcome(clock_renamed) == fresh_renamed);  // not the seed's headers: they differ after its CPU data
     CHECK(read_outcome(a) == fresh_a);
     CHECK(read_outcome(b) == fresh_b);
     CHECK(read_outcome(a) == fresh_a);
+    CHECK(read_outcome(orig) == fresh_orig);
 }

@@ -18,6 +18,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "child_wait.hpp"
@@ -151,11 +153,18 @@ struct ParsedHeaders {
     }
 };
 
-// Parsed headers kept by reuse_dat_headers, keyed by the file's bytes before its CPU data.
+// Parsed headers kept by reuse_dat_headers, keyed by the file's bytes that are not CPU data.
 struct HeaderReuse {
     std::mutex lock;
     std::size_t capacity = 0;
-    std::deque<std::pair<std::vector<char>, std::shared_ptr<ParsedHeaders>>> kept;  // least recently used first
+    struct Kept {
+        // Headers mutated in a few bytes share their length and most of their bytes: the
+        // hash spares comparing ~100 KB with each of them on every read.
+        std::size_t hash;
+        std::vector<char> bytes;
+        std::shared_ptr<ParsedHeaders> headers;
+    };
+    std::deque<Kept> kept;      // least recently used first
     std::vector<char> scratch;  // the header bytes of the file being read
 };
 
@@ -164,23 +173,44 @@ HeaderReuse& header_reuse() {
     return r;
 }
 
-// The bytes before the CPU data (the validator has checked they are in the file) —
-// all of them when there is no CPU data — read into `out`, which is reused from one read
-// to the next, so a match costs no allocation.
+// Every byte of the file that is not CPU data, in file order, read into `out` (reused
+// from one read to the next, so a match costs no allocation). Headers are not only
+// before the CPU data: a v7 file keeps option sections between and after the CPU data
+// (a buffer's clock, its CPU list), which libtracecmd parses as headers too.
 void read_header_bytes(const std::string& path, const DatLayout& layout, std::vector<char>& out) {
-    std::size_t got = 0;
-    if (const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
-        struct stat st{};
-        const bool whole = layout.data_offset == 0 && fstat(fd, &st) == 0;
-        out.resize(whole ? static_cast<std::size_t>(st.st_size) : static_cast<std::size_t>(layout.data_offset));
-        while (got < out.size()) {
-            const ssize_t n = pread(fd, out.data() + got, out.size() - got, static_cast<off_t>(got));
-            if (n <= 0) break;
-            got += static_cast<std::size_t>(n);
-        }
+    out.clear();
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st{};
+    if (fstat(fd, &st) != 0) {
         close(fd);
+        return;
     }
-    out.resize(got);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> data;  // CPU data ranges [from, to)
+    for (const CpuData& d : layout.cpu_data) data.emplace_back(d.offset, d.offset + d.size);
+    std::sort(data.begin(), data.end());
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    const auto copy = [&](std::uint64_t from, std::uint64_t to) {  // appends [from, to)
+        to = std::min(to, size);
+        while (from < to) {
+            const std::size_t at = out.size();
+            out.resize(at + static_cast<std::size_t>(to - from));
+            const ssize_t n = pread(fd, out.data() + at, static_cast<std::size_t>(to - from), static_cast<off_t>(from));
+            if (n <= 0) {
+                out.resize(at);
+                return;
+            }
+            out.resize(at + static_cast<std::size_t>(n));
+            from += static_cast<std::uint64_t>(n);
+        }
+    };
+    std::uint64_t at = 0;
+    for (const auto& [from, to] : data) {
+        if (from > at) copy(at, from);
+        at = std::max(at, to);
+    }
+    copy(at, size);
+    close(fd);
 }
 
 // Decodes all streams' records in (timestamp, stream) order — the order trace-cmd
@@ -287,16 +317,19 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     // it saw in the earlier file.
     HeaderReuse& reuse = header_reuse();
     std::vector<char> key;  // set when these headers are to be kept once parsed
+    std::size_t key_hash = 0;
     std::shared_ptr<ParsedHeaders> headers;
     if (walk) {
         const std::lock_guard<std::mutex> hold(reuse.lock);
         if (reuse.capacity > 0) {
             read_header_bytes(path, layout, reuse.scratch);
-            const auto same = std::find_if(reuse.kept.begin(), reuse.kept.end(), [&](const auto& k) { return k.first == reuse.scratch; });
+            key_hash = std::hash<std::string_view>{}(std::string_view(reuse.scratch.data(), reuse.scratch.size()));
+            const auto same = std::find_if(reuse.kept.begin(), reuse.kept.end(),
+                                           [&](const HeaderReuse::Kept& k) { return k.hash == key_hash && k.bytes == reuse.scratch; });
             if (same != reuse.kept.end()) {  // the most recently used is kept longest
                 auto entry = std::move(*same);
                 reuse.kept.erase(same);
-                headers = entry.second;
+                headers = entry.headers;
                 reuse.kept.push_back(std::move(entry));
                 if (headers->refused) throw headers->refused->with_file(path);
             } else {
@@ -337,7 +370,7 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
             if (!key.empty()) {
                 const std::lock_guard<std::mutex> hold(reuse.lock);
                 while (!reuse.kept.empty() && reuse.kept.size() >= reuse.capacity) reuse.kept.pop_front();
-                if (reuse.capacity > 0) reuse.kept.emplace_back(std::move(key), fresh);
+                if (reuse.capacity > 0) reuse.kept.push_back({key_hash, std::move(key), fresh});
             }
             if (fresh->refused) throw *fresh->refused;
             headers = std::move(fresh);

@@ -15,11 +15,10 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
 
 // Keeps what libtracecmd parsed of the last `files` files' headers — with the record
 // decoder built from them, or the error they were refused with — and reuses it for a file
-// whose bytes before its CPU data (all its bytes, when it has none) are the same, skipping
-// the probe and the parse. For fuzz_dat (tests/fuzz/README.md), whose inputs mostly differ
-// in their pages: the parse costs ~100 times the rest of a small file's read. Off (0) by
-// default — a command reads its file once. A reused handle must not be read by two
-// threads at once.
+// whose bytes outside its CPU data are the same, skipping the probe and the parse. For
+// fuzz_dat (tests/fuzz/README.md), whose inputs mostly differ in their pages: the parse
+// costs ~100 times the rest of a small file's read. Off (0) by default — a command reads
+// its file once. A reused handle must not be read by two threads at once.
 void reuse_dat_headers(std::size_t files);
 
 }  // namespace irqflow
