@@ -8,9 +8,11 @@
 // here — costs far more than reading a few pages. So most mutations go to the bytes
 // after the headers (the CPU data), and headers met before are reused instead of parsed
 // again; a mutation of the headers is read as any other file is.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "dat/dat_reader.hpp"
@@ -25,33 +27,58 @@ extern "C" std::size_t LLVMFuzzerMutate(std::uint8_t* data, std::size_t size, st
 
 namespace {
 
-// Where the CPU data starts, or 0 when the file's layout is already broken. The bytes
-// before it decide where it is: headers validated once are recognised by those bytes.
-std::size_t data_offset(const std::uint8_t* data, std::size_t size) {
-    static std::vector<std::vector<std::uint8_t>> known;  // headers, most recent last
-    for (auto it = known.rbegin(); it != known.rend(); ++it)
-        if (it->size() < size && std::memcmp(it->data(), data, it->size()) == 0) return it->size();
-    static irqflow::fuzz::MemFile file("fuzz-dat-layout");
-    std::uint64_t off = 0;
-    try {
-        off = irqflow::validate_dat(file.hold(data, size)).data_offset;
-    } catch (const irqflow::InputError&) {
-        return 0;
+struct Range {
+    std::size_t from, size;
+};
+
+// The CPU data of an input (where each CPU's pages are stored), or nothing when the
+// file's layout is already broken. Headers validated once are recognised by a hash of the
+// bytes before the first CPU's data (mutated headers share their length and most bytes:
+// comparing them was ~100 KB a header; a hash that collides only misplaces a mutation).
+std::vector<Range> cpu_data(const std::uint8_t* data, std::size_t size) {
+    struct Known {
+        std::size_t length, hash;
+        std::vector<Range> ranges;
+    };
+    static std::vector<Known> known;  // most recent last
+    const auto hash = [&](std::size_t n) { return std::hash<std::string_view>{}(std::string_view(reinterpret_cast<const char*>(data), n)); };
+    std::vector<std::pair<std::size_t, std::size_t>> hashed;  // this input's prefixes: length, hash
+    for (auto it = known.rbegin(); it != known.rend(); ++it) {
+        if (it->length >= size) continue;
+        auto h = std::find_if(hashed.begin(), hashed.end(), [&](const auto& k) { return k.first == it->length; });
+        if (h == hashed.end()) h = hashed.insert(hashed.end(), {it->length, hash(it->length)});
+        if (h->second == it->hash) return it->ranges;
     }
-    if (off == 0 || off >= size) return 0;
+    static irqflow::fuzz::MemFile file("fuzz-dat-layout");
+    irqflow::DatLayout layout;
+    try {
+        layout = irqflow::validate_dat(file.hold(data, size));
+    } catch (const irqflow::InputError&) {
+        return {};
+    }
+    const std::uint64_t off = layout.data_offset;
+    if (off == 0 || off >= size) return {};
+    Known k{static_cast<std::size_t>(off), hash(static_cast<std::size_t>(off)), {}};
+    for (const irqflow::CpuData& d : layout.cpu_data)
+        if (d.size > 0 && d.offset < size) k.ranges.push_back({static_cast<std::size_t>(d.offset), static_cast<std::size_t>(std::min<std::uint64_t>(d.size, size - d.offset))});
     if (known.size() == 64) known.erase(known.begin());
-    known.emplace_back(data, data + off);
-    return static_cast<std::size_t>(off);
+    known.push_back(k);
+    return k.ranges;
 }
 
 }  // namespace
 
 extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t size, std::size_t max_size, unsigned int seed) {
-    // One mutation in 256 anywhere (a header changed costs a probe and a parse, ~100 times
-    // a read whose headers are reused), the others in the CPU data.
-    const std::size_t off = seed % 256 == 0 ? 0 : data_offset(data, size);
-    if (off == 0 || off >= max_size) return LLVMFuzzerMutate(data, size, max_size);
-    return off + LLVMFuzzerMutate(data + off, size - off, max_size - off);
+    // One mutation in 256 anywhere, size changes included (a header changed costs a probe
+    // and a parse, ~100 times a read whose headers are reused). The others change one
+    // CPU's pages in place: every byte outside them — padding, and the option sections
+    // a v7 file keeps after its CPU data — is header to the reader's reuse.
+    const std::vector<Range> ranges = seed % 256 == 0 ? std::vector<Range>{} : cpu_data(data, size);
+    if (ranges.empty()) return LLVMFuzzerMutate(data, size, max_size);
+    const Range r = ranges[(seed / 256) % ranges.size()];
+    const std::size_t n = LLVMFuzzerMutate(data + r.from, r.size, r.size);
+    if (n < r.size) std::memset(data + r.from + n, 0, r.size - n);  // bytes erased: the layout stays
+    return size;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
