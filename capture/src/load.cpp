@@ -11,12 +11,11 @@
 #include "irqflow/capture/batch_pipe.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
+#include "sniff.hpp"
 
 namespace irqflow {
 
 namespace {
-
-constexpr std::size_t kSniffBytes = 64 * 1024;
 
 void check_file(const std::string& path) {
     struct stat st {};
@@ -29,11 +28,9 @@ void check_file(const std::string& path) {
     // gigabytes that is neither is refused at once, in constant memory.
     if (looks_like_dat(path)) return;  // its own validator reads the rest
     std::ifstream in(path, std::ios::binary);
-    std::string head(kSniffBytes, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
+    const std::string head = read_head(in);
     // perf record's own file is a frequent mistake: perf script turns it into text we read
-    if (head.rfind("PERFILE2", 0) == 0 || head.rfind("2ELIFREP", 0) == 0)
+    if (has_perf_magic(head))
         throw InputError(path, {InputPosition::Unit::Byte, 0},
                          "a perf.data file; irqflow reads its text: perf script -i " + path + " > kvm.txt, then give kvm.txt");
     // Report text has no NUL byte; a sparse file, an image or a core dump has them early.

@@ -4,18 +4,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <fstream>
 #include <vector>
 
+#include "../sniff.hpp"
 #include "irqflow/capture/error.hpp"
 
 namespace irqflow {
 namespace {
-
-constexpr unsigned char kMagic[] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 
 // Bounds-checked little-endian cursor over the file, reading only what it is asked
 // for (the headers; never the ring-buffer data, which can be hundreds of MB).
@@ -251,7 +251,7 @@ bool looks_like_dat(const std::string& path) {
     // straight, without a stream's buffer (every command asks this of its input).
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
-    unsigned char head[sizeof kMagic] = {};
+    unsigned char head[sizeof kDatMagic] = {};
     std::size_t n = 0;
     while (n < sizeof head) {
         const ssize_t got = read(fd, head + n, sizeof head - n);
@@ -259,13 +259,13 @@ bool looks_like_dat(const std::string& path) {
         n += static_cast<std::size_t>(got);
     }
     close(fd);
-    return n > 0 && std::memcmp(head, kMagic, n) == 0;
+    return has_dat_magic(std::string_view(reinterpret_cast<const char*>(head), n));
 }
 
 DatLayout validate_dat(const std::string& path) {
     Cursor c(path);
     if (c.size() == 0) c.fail(0, "empty file");
-    c.expect(reinterpret_cast<const char*>(kMagic), sizeof kMagic, "trace.dat magic");
+    c.expect(reinterpret_cast<const char*>(kDatMagic), sizeof kDatMagic, "trace.dat magic");
     DatLayout l;
     const std::string version = c.cstr("file version", 8);
     l.version = std::atoi(version.c_str());

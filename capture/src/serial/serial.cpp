@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "../sniff.hpp"
 #include "irqflow/capture/error.hpp"
 
 namespace irqflow {
@@ -83,10 +84,8 @@ SerialLog read_serial_log(const std::string& path) {
     // more than 1 % NUL bytes) is refused: aligning it would place garbage lines. A stray
     // NUL from firmware on a real console is fine. The first 64 KiB decide, before the
     // rest is read, so a huge binary file costs nothing to refuse.
-    std::string head(65536, '\0');
-    in.read(head.data(), static_cast<std::streamsize>(head.size()));
-    head.resize(static_cast<std::size_t>(in.gcount()));
-    const bool dat = head.rfind("\x17\x08\x44tracing", 0) == 0, perf = head.rfind("PERFILE2", 0) == 0;
+    std::string head = read_head(in);
+    const bool dat = has_dat_magic(head), perf = has_perf_magic(head);
     if (dat || perf)
         throw InputError(path, {InputPosition::Unit::Byte, 0},
                          std::string("binary data, not a text console log") + (dat ? " (this is a trace.dat)" : " (this is a perf.data)"));
