@@ -330,7 +330,9 @@ TEST_CASE("a FIFO nobody writes to says, on a terminal, that it waits for data, 
     const auto fifo = scratch("wait.fifo");
     std::filesystem::remove(fifo);
     REQUIRE(run("mkfifo '" + fifo.string() + "'").status == 0);
-    const std::string writer = "(sleep 4; cat '" + report.string() + "' > '" + fifo.string() + "') & ";
+    // the writer gives up after 30 s: an irqflow that never opened the FIFO fails the test
+    // instead of leaving a writer blocked in open() and the test waiting for its output
+    const std::string writer = "(sleep 4; timeout 30 dd status=none if='" + report.string() + "' of='" + fifo.string() + "') & ";
     // script gives irqflow a terminal: the notice comes after 3 s, then the answer
     const auto on_tty = run(writer + "script -qfec \"" + cli() + " stats '" + fifo.string() + "'\" /dev/null", true);
     INFO(on_tty.out);
