@@ -73,7 +73,10 @@ extern "C" std::size_t LLVMFuzzerCustomMutator(std::uint8_t* data, std::size_t s
     // and a parse, ~100 times a read whose headers are reused). The others change one
     // CPU's pages in place: every byte outside them — padding, and the option sections
     // a v7 file keeps after its CPU data — is header to the reader's reuse.
-    const std::vector<Range> ranges = seed % 256 == 0 ? std::vector<Range>{} : cpu_data(data, size);
+    std::vector<Range> ranges;
+    if (seed % 256 != 0)
+        for (Range r : cpu_data(data, size))  // known headers, maybe of a longer file: clip
+            if (r.from < size) ranges.push_back({r.from, std::min(r.size, size - r.from)});
     if (ranges.empty()) return LLVMFuzzerMutate(data, size, max_size);
     const Range r = ranges[(seed / 256) % ranges.size()];
     const std::size_t n = LLVMFuzzerMutate(data + r.from, r.size, r.size);
