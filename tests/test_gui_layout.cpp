@@ -123,12 +123,12 @@ TEST_CASE("the key of colours docks beside the lanes: they end where it begins a
     // and the axis tick at 13.28 s where that scale puts them
     const int cx = static_cast<int>(L.x(13'200'000'000));
     int green = 0;
-    for (int y = gui::Layout::kTop; y < static_cast<int>(L.lane_top(4)); ++y)
+    for (int y = static_cast<int>(gui::Layout::kTop); y < static_cast<int>(L.lane_top(4)); ++y)
         for (int dx = -1; dx <= 1; ++dx) green += img.at(cx + dx, y) == gui::kCursorColor;
     CHECK(green >= 200);
     const int tx = static_cast<int>(L.x(13'280'000'000));
     bool tick = false;
-    for (int dx = -1; dx <= 1; ++dx) tick = tick || img.at(tx + dx, gui::Layout::kTop - 3) == 0xff8c8c8cu;
+    for (int dx = -1; dx <= 1; ++dx) tick = tick || img.at(tx + dx, static_cast<int>(gui::Layout::kTop) - 3) == 0xff8c8c8cu;
     CHECK(tick);
 }
 

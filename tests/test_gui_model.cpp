@@ -631,7 +631,7 @@ TEST_CASE("a diff row's example in the compare tab is an event of what the row c
         INFO(row.key);
         if (row.key.rfind("exits_per_guest_s[", 0) == 0 || row.key.rfind("host_us_per_exit[", 0) == 0) {
             const auto e = event_at(*on, ex.a_ts, EventKind::Exit);
-            if (!row.a) continue;  // no such exit on A's side
+            if (row.a == 0) continue;  // no such exit on A's side
             REQUIRE(e);
             CHECK(exit_reason_key(*e) == row.of);
             seen.insert("reason");
@@ -647,7 +647,7 @@ TEST_CASE("a diff row's example in the compare tab is an event of what the row c
             seen.insert("pv");
         } else if (row.key.rfind("injections_per_guest_s[", 0) == 0) {
             const auto e = event_at(*on, ex.a_ts, EventKind::InjVirq);
-            if (!row.a) continue;
+            if (row.a == 0) continue;
             REQUIRE(e);
             CHECK(event_vector(*e) == row.vector);
             seen.insert("vector");
