@@ -15,8 +15,8 @@ cut instance 200 v7-instance
 cut lost 200 v7-lost
 
 # The v6 sample's own headers are 132 KB (every kvm event format, 45 KB of kallsyms,
-# printk formats): fuzz_dat copied them on every execution and ran at a third of its
-# rate on v7 seeds (tests/fuzz/README.md). So: two pages per CPU of a window where both
+# printk formats), which fuzz_dat copied on every execution of its slowest seed
+# (tests/fuzz/README.md). So: two pages per CPU of a window where both
 # vCPUs take timer interrupts, IPIs and PV EOIs, kept byte for byte, under headers that
 # `trace-cmd restore -c` writes from a tracing directory holding only the kvm formats
 # irqflow decodes or the window uses, three ftrace formats and a few kallsyms lines;
