@@ -2,6 +2,7 @@
 // selected one scrolled to.
 #include <imgui.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -41,11 +42,14 @@ void events_tab(const Session& s, UiState& u) {
     for (const char* c : {"record", "time (s)", "cpu", "vcpu", "event"}) ImGui::TableSetupColumn(c);
     ImGui::TableSetupColumn("fields", ImGuiTableColumnFlags_WidthStretch);
     ImGui::TableHeadersRow();
-    // the row of the event a go-to selected, if this view and filter list it
-    const std::optional<std::size_t> selected_row = u.selected_event ? rows.row_of(*u.selected_event) : std::nullopt;
+    // the row of the event a go-to selected, if this view and filter list it (a plain
+    // index: GCC 12 without LTO takes the std::optional for maybe-uninitialized here)
+    constexpr std::size_t kNoRow = SIZE_MAX;
+    const std::size_t selected_row = u.selected_event ? rows.row_of(*u.selected_event).value_or(kNoRow) : kNoRow;
     ImGuiListClipper clip;  // only the rows on screen are formatted
     clip.Begin(static_cast<int>(rows.size()));
-    if (selected_row && u.scroll_to_selected) clip.ForceDisplayRangeByIndices(static_cast<int>(*selected_row), static_cast<int>(*selected_row) + 1);
+    if (selected_row != kNoRow && u.scroll_to_selected)
+        clip.ForceDisplayRangeByIndices(static_cast<int>(selected_row), static_cast<int>(selected_row) + 1);
     while (clip.Step())
         for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
             const std::size_t index = rows.at(static_cast<std::size_t>(i));
@@ -54,7 +58,7 @@ void events_tab(const Session& s, UiState& u) {
             ImGui::TableNextColumn();
             char buf[48];
             std::snprintf(buf, sizeof buf, "%llu##%d", static_cast<ull>(e.record), i);
-            const bool selected = selected_row && *selected_row == static_cast<std::size_t>(i);
+            const bool selected = selected_row == static_cast<std::size_t>(i);
             if (ImGui::Selectable(buf, selected, ImGuiSelectableFlags_SpanAllColumns)) {
                 go_to(s, u, e.ts.value(), index);
                 if (searching) u.match = static_cast<std::size_t>(i);  // F3 goes on from the clicked match
