@@ -262,6 +262,19 @@ TEST_CASE("a compressed chunk's sizes are checked against the file before anythi
     CHECK(load_error(p.string()).find("compressed chunk") != std::string::npos);
 }
 
+// Found by fuzz_dat: a 30 KB file whose zstd frame does not state its size, behind a chunk
+// that claims 256 MB, had 256 MB allocated and zeroed before the data was found corrupt.
+TEST_CASE("a compressed chunk is inflated only as far as its data goes", "[badinput][dat]") {
+    const std::string bomb = std::string(IRQFLOW_SOURCE) + "/tests/fuzz/regressions/dat/zstd-chunk-256m-unstated.dat";
+    InputPosition pos;
+    CHECK(load_error(bomb, &pos).find("corrupt compressed chunk") != std::string::npos);
+    CHECK(pos.at == 28676);
+    if (kSanitized) return;  // ASan reserves terabytes of address space: no limit fits it
+    const auto r = run("ulimit -v 131072; " + cli() + " events '" + bomb + "'", true);  // 128 MB for irqflow
+    CHECK(r.status == 2);
+    CHECK(r.out.find("byte 28676: corrupt compressed chunk") != std::string::npos);
+}
+
 TEST_CASE("a text cut anywhere inside its last line says its last event may be cut short", "[badinput][text]") {
     const std::string whole = run("trace-cmd report '" + sample("pit.dat") + "' 2>/dev/null | head -400").out;
     REQUIRE(whole.size() > 10000);
@@ -286,18 +299,7 @@ TEST_CASE("a text cut anywhere inside its last line says its last event may be c
 
 // ASan reserves terabytes of address space: an address-space limit only fits the plain
 // build. The CLI is built with this file's flags; GCC's ASan is a shared library, clang's
-// is linked in, so the compiler says it rather than ldd.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+// is linked in, so the compiler says it (kSanitized, helpers.hpp) rather than ldd.
 
 TEST_CASE("a file that is no trace is refused from its first bytes in constant memory: 2 GB of zeros, a NUL at byte 27, one endless line", "[badinput][cli]") {
     const std::string limit = kSanitized ? "" : "ulimit -v 524288; ";  // 512 MB of address space for irqflow

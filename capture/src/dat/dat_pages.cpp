@@ -40,6 +40,35 @@ void read_exact(const std::string& path, int fd, void* dst, std::uint64_t n, std
 
 constexpr std::uint64_t kSlack = 64;  // zeroed bytes after the pages: a corrupt page never reads past memory
 
+// Appends the `usize` bytes one zstd chunk holds to `out`, growing it as the data comes
+// out rather than by `usize` at once: a frame that does not state its size, in front of a
+// chunk that claims 256 MB, had a 30 KB file allocate and zero 256 MB before its data was
+// found corrupt (found by fuzz_dat). A chunk whose frame holds more or less than `usize`
+// is refused.
+void inflate_chunk(const std::string& path, std::uint64_t at, ZSTD_DCtx* dctx, const std::vector<unsigned char>& packed,
+                   std::uint32_t usize, std::vector<unsigned char>& out) {
+    constexpr std::size_t kStep = 1 << 20;
+    const std::size_t base = out.size();
+    ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+    ZSTD_inBuffer in{packed.data(), packed.size(), 0};
+    std::size_t produced = 0, left = 1;  // left: what ZSTD_decompressStream says it still needs (0: frame done)
+    while (left != 0) {
+        if (produced == out.size() - base) out.resize(base + produced + std::min<std::size_t>(usize - produced, kStep));
+        ZSTD_outBuffer o{out.data() + base, out.size() - base, produced};
+        const std::size_t in_before = in.pos;
+        left = ZSTD_decompressStream(dctx, &o, &in);
+        if (ZSTD_isError(left)) fail_at(path, at, std::string("corrupt compressed chunk: ") + ZSTD_getErrorName(left));
+        const bool moved = o.pos != produced || in.pos != in_before;
+        produced = o.pos;
+        if (left != 0 && !moved)  // no input left to read, or no room left to write
+            fail_at(path, at, produced == usize ? "corrupt compressed chunk: it holds more than " + std::to_string(usize) + " bytes"
+                                                : std::string("corrupt compressed chunk: its data ends before its frame does"));
+    }
+    if (produced != usize)
+        fail_at(path, at, "corrupt compressed chunk: it holds " + std::to_string(produced) + " bytes, not " + std::to_string(usize));
+    out.resize(base + produced);
+}
+
 }  // namespace
 
 // The pages of one CPU of one buffer: read page by page from the file, or served from
@@ -196,6 +225,8 @@ Inflated inflate_cpu(const std::string& path, const DatLayout& layout, std::size
     };
     Inflated out;
     std::vector<unsigned char> packed;
+    const std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> dctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!dctx) throw std::bad_alloc();
     std::uint32_t chunks = u32("chunk count");
     while (chunks--) {
         const std::uint64_t at = pos;
@@ -214,10 +245,7 @@ Inflated inflate_cpu(const std::string& path, const DatLayout& layout, std::size
         if (framed == ZSTD_CONTENTSIZE_ERROR) fail_at(path, at, "corrupt compressed chunk: not a zstd frame");
         if (framed != ZSTD_CONTENTSIZE_UNKNOWN && framed != usize)
             fail_at(path, at, "corrupt compressed chunk: it holds " + std::to_string(framed) + " bytes, not " + std::to_string(usize));
-        const std::size_t base = out.bytes.size();
-        out.bytes.resize(base + usize);
-        const std::size_t r = ZSTD_decompress(out.bytes.data() + base, usize, packed.data(), csize);
-        if (ZSTD_isError(r) || r != usize) fail_at(path, at, std::string("corrupt compressed chunk: ") + ZSTD_getErrorName(r));
+        inflate_chunk(path, at, dctx.get(), packed, usize, out.bytes);
         // index chunk starts by chunk_size steps; a short last chunk still maps
         for (std::uint64_t k = 0; k < (usize + out.chunk_size - 1) / out.chunk_size; ++k) out.chunk_offsets.push_back(at);
     }
