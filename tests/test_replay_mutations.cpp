@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 #include <functional>
 #include <map>
 #include <set>
@@ -23,6 +24,12 @@ namespace {
 // The captures with their full boot (the mid-flight cut is checked for silence only).
 const std::vector<std::string> kSamples = {"pveoi-on.dat", "pveoi-off.dat", "pvipi-off.dat", "hyperv.dat",
                                            "xapic.dat",    "lost.dat",      "instance.dat"};
+
+// Under the sanitizers (helpers.hpp, dat_samples) the mutants of two of them: between
+// them every mutation finds places to apply, at a third of the time of all seven.
+bool swept(const std::string& name) {
+    return !kSanitized || name == "pveoi-on.dat" || name == "hyperv.dat";
+}
 
 bool is(const Event& e, EventKind k) { return e.kind == k; }
 bool real_injection(const Event& e) {
@@ -216,6 +223,7 @@ std::vector<Mutation> mutations() {
 void for_each_mutant(const std::function<void(const std::string& sample, const Mutation&, const Trace& base, std::size_t at,
                                               const ReplayResult&)>& visit) {
     for (const auto& name : kSamples) {
+        if (!swept(name)) continue;
         const Trace base = load_trace(sample(name));
         const std::int64_t end = base.events.back().ts.value();
         const std::int64_t start = base.events.front().ts.value();
@@ -405,8 +413,25 @@ struct FrozenFindings {
     }
     void finish() {
         const std::string golden = std::string(IRQFLOW_GOLDEN) + "/mutants.txt";
-        if (std::getenv("IRQFLOW_UPDATE_GOLDEN")) write_file(golden, text);
-        CHECK(text == read_file(golden));
+        if (std::getenv("IRQFLOW_UPDATE_GOLDEN")) {
+            REQUIRE(!kSanitized);  // the golden holds every sample's mutants
+            write_file(golden, text);
+        }
+        CHECK(text == of_swept_samples(read_file(golden)));
+    }
+    // The golden's mutants of the samples swept here ("== sample: ..." blocks).
+    static std::string of_swept_samples(const std::string& all) {
+        std::string out;
+        bool keep = false;
+        for (std::size_t at = 0; at < all.size();) {
+            std::size_t end = all.find('\n', at);
+            end = end == std::string::npos ? all.size() : end + 1;
+            const std::string_view line(all.data() + at, end - at);
+            if (line.starts_with("== ")) keep = swept(std::string(line.substr(3, line.find(':') - 3)));
+            if (keep) out += line;
+            at = end;
+        }
+        return out;
     }
 };
 
@@ -441,7 +466,7 @@ TEST_CASE("the modelled APIC states over every sample match their golden", "[rep
         return "{" + o + "}";
     };
     std::string text;
-    for (const auto& name : dat_samples()) {
+    for (const auto& name : every_dat_sample()) {
         const Trace t = load_trace(sample(name));
         Replayer r(t);
         for (std::size_t k = 1; k <= 16; ++k) {

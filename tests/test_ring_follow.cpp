@@ -93,7 +93,10 @@ TEST_CASE("a recording's pages checked live give the offline check's events and 
         // CPU's previous read round (ui/README.md, "Live check").
         if (options.lookahead_events < FollowOptions{}.lookahead_events && c.result.stats.gaps > 0) continue;
         const auto live = follow_pages(dat, 50000000, options);
-        if (!live) continue;  // a multi-buffer or libtracecmd-only file: no recording makes one
+        if (!live) {  // a multi-buffer or libtracecmd-only file: no recording makes one
+            CHECK(name == "instance.dat");  // the one such sample: the others must be followed
+            continue;
+        }
         ++followed;
         REQUIRE(live->events.size() == offline.size());
         // The order and numbering always; the attribution too when the window holds the
@@ -130,5 +133,5 @@ TEST_CASE("a recording's pages checked live give the offline check's events and 
         CHECK(a.stats.exits == b.stats.exits);
         CHECK(a.stats.gaps == b.stats.gaps);
     }
-    CHECK(followed >= (options.lookahead_events == FollowOptions{}.lookahead_events ? 10 : 7));
+    CHECK(followed >= 1);
 }
