@@ -262,6 +262,15 @@ TEST_CASE("a compressed chunk's sizes are checked against the file before anythi
     CHECK(load_error(p.string()).find("compressed chunk") != std::string::npos);
 }
 
+// Found by fuzz_dat: a page whose time extend put records past 2^63 ns read as negative
+// times, and a replay rule's subtraction of two of them overflowed.
+TEST_CASE("a record time beyond the signed range of nanoseconds is refused at its page", "[badinput][dat]") {
+    InputPosition pos;
+    const std::string dat = std::string(IRQFLOW_SOURCE) + "/tests/fuzz/regressions/dat/record-time-beyond-int64.dat";
+    CHECK(load_error(dat, &pos).find("beyond any clock's range") != std::string::npos);
+    CHECK(pos.at == 57344);  // the page that holds it
+}
+
 // Found by fuzz_dat: a 30 KB file whose zstd frame does not state its size, behind a chunk
 // that claims 256 MB, had 256 MB allocated and zeroed before the data was found corrupt.
 TEST_CASE("a compressed chunk is inflated only as far as its data goes", "[badinput][dat]") {

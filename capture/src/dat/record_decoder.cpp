@@ -204,6 +204,11 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
     if (static_cast<std::uint64_t>(rec.size) > page_size_)
         fail("record of " + std::to_string(rec.size) + " bytes in a " + std::to_string(page_size_) +
              "-byte page: corrupt ring-buffer data or header formats");
+    // Event times are signed nanoseconds everywhere after this; a page that puts a record
+    // beyond 2^63 ns (292 years of uptime) is corrupt: kept, its time would turn negative
+    // and overflow the replay's time arithmetic (found by fuzz_dat).
+    if (rec.ts > static_cast<std::uint64_t>(INT64_MAX))
+        fail("record time " + std::to_string(rec.ts) + " ns is beyond any clock's range: corrupt ring-buffer page");
     if (rec.missed != 0) {
         Event lost;
         lost.kind = EventKind::Lost;
