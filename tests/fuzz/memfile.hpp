@@ -18,7 +18,7 @@ public:
     MemFile& operator=(const MemFile&) = delete;
     // Replaces the content; returns the path to open it by. Written over the previous
     // content and then cut to size: emptying the file first gave its pages back to the
-    // kernel only to fault them in again (a tenth of a small trace.dat's execution).
+    // kernel, to be allocated and faulted in again for every input.
     std::string hold(const std::uint8_t* data, std::size_t size) {
         std::size_t done = 0;
         while (done < size) {
