@@ -7,6 +7,10 @@
 /bin/busybox --install -s /bin
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev
 for m in $(cat /modules.order); do insmod "/lib/modules/$m"; done
+# irqflow.guest_trace=1: this guest traces its own interrupt events, enabled from boot by
+# trace_event= on the command line; they are saved at the end (below).
+guest_trace=$(grep -c 'irqflow\.guest_trace=1' /proc/cmdline)
+if [ "$guest_trace" = 1 ]; then mount -t tracefs nodev /sys/kernel/tracing; fi
 say() { echo "<2>irqflow: $*" > /dev/kmsg; }   # level 2 passes 'quiet'
 plain() { echo "$*" > /dev/console; }
 
@@ -39,5 +43,16 @@ done
 wait
 done
 plain "irqflow-workload: done"
+if [ "$guest_trace" = 1 ]; then
+  echo 0 > /sys/kernel/tracing/tracing_on
+  # the events traced need no kernel symbols: an empty kallsyms keeps the file small
+  : > /tmp/kallsyms; mount -o bind /tmp/kallsyms /proc/kallsyms
+  (cd /tmp && trace-cmd extract -o guest.dat > /dev/null 2>&1)
+  for d in /sys/block/vd*; do
+    if [ "$(cat $d/serial 2>/dev/null)" = guestout ]; then tar -cf /dev/${d##*/} -C /tmp guest.dat; fi
+  done
+  sync
+  say "guest trace saved: $(wc -c < /tmp/guest.dat) bytes"
+fi
 say "irqflow: powering off"
 poweroff -f

@@ -39,6 +39,7 @@ pit||noapictimer|
 kvmstat||||||perfstat||perf kvm stat record -o /out/kvmstat.perf --
 livecheck|||--check --json||||||irqflow
 failfast||irqflow.illegal_ipi=1|--check --json --fail-fast --on-finding stop --on-finding-exec "cat > /out/failfast-hook.json"||||||irqflow
+hostguest||irqflow.guest_trace=1 trace_event=irq_vectors:*,irq:irq_handler_entry,irq:irq_handler_exit trace_clock=x86-tsc trace_buf_size=4M|-C tsc2nsec||-drive file=/out/guest-out.img,if=none,id=gout,format=raw -device virtio-blk-pci,drive=gout,serial=guestout|guestout
 long||irqflow.rounds=12|'
 # pveoi-on-again: pveoi-on's settings once more, a second run of the same workload
 #   (diff's noise test: two runs of one setup must show no significant change).
@@ -59,6 +60,12 @@ long||irqflow.rounds=12|'
 #   `record --check --fail-fast --on-finding stop` must end at that finding with QEMU
 #   stopped (L1 then kills it) and a trace.dat that `check` confirms; the finding's JSON
 #   as --on-finding-exec got it is failfast-hook.json.
+# hostguest: both sides of the interrupts. The guest traces its own interrupt events from
+#   boot (trace_event= on its command line, so that vector_config of each IRQ is in it)
+#   on the x86-tsc clock; at the end it saves them with `trace-cmd extract` onto a second
+#   disk (serial "guestout"), which L1 unpacks into hostguest-guest.dat. The host records
+#   with -C tsc2nsec: TSC cycles in the file, nanoseconds through its TSC2NSEC option, so
+#   a guest TSC minus the offset KVM gave the vCPU (kvm_write_tsc_offset) is a host time.
 # "long" (a ~2M-event capture for benchmarks, not committed) runs only when named.
 if [ $# -eq 0 ]; then set -- $(echo "$all_variants" | cut -d'|' -f1 | grep -v '^long$'); fi
 if [ $# -gt 0 ]; then
@@ -124,6 +131,11 @@ for target in virtio_pci virtio_blk msr; do
   done
 done
 cp "$here/guest-workload.sh" "$l2/init"; chmod +x "$l2/init"
+# trace-cmd and the libraries it loads, for the guest that traces itself (hostguest)
+cp "$rootfs/usr/bin/trace-cmd" "$l2/bin/trace-cmd"
+for lib in $(chroot "$rootfs" ldd /usr/bin/trace-cmd | grep -oE '/[^ ]+'); do
+  mkdir -p "$l2$(dirname "$lib")"; cp -L "$rootfs$lib" "$l2$lib"
+done
 need gcc "gcc libc6-dev"
 gcc -O2 -static -pthread -o "$l2/bin/ipi-storm" "$here/ipi-storm.c"
 gcc -O2 -static -o "$l2/bin/illegal-ipi" "$here/illegal-ipi.c"
@@ -144,8 +156,8 @@ run_l2_cmd() {  # $1 variant line, $2 dir for outputs, $3 kernel, $4 initrd, $5 
   fi
   # the recorder alone is niced: the guest's nice -n -$nice brings it back to 0
   echo "$pre $wrap $recorder -o $2/$name.dat -- ${nice:+nice -n -$nice} timeout 300 qemu-system-x86_64 -enable-kvm" \
-       "-M pc -cpu host$cpu -smp ${smp:-4} -m 256 $qopts -nodefaults -display none -monitor none -no-reboot" \
-       "-kernel $3 -initrd $4 -drive file=$5,if=virtio,format=raw" \
+       "-M pc -cpu host$cpu -smp ${smp:-4} -m 256 -nodefaults -display none -monitor none -no-reboot" \
+       "-kernel $3 -initrd $4 -drive file=$5,if=virtio,format=raw $qopts" \
        "$serial -serial chardev:ser" \
        "-append 'console=ttyS0 quiet pci=noearly pci=nomsi panic=-1 $append'$after"
 }
@@ -191,6 +203,9 @@ if [ -x "$irqflow_bin" ]; then mkdir -p "$stage/irqflow/bin"; cp "$irqflow_bin" 
   # busy loops that starve a niced recorder (lossy)
   echo 'hogs() { nice -n 5 sh -c "while :; do :; done" & H1=$!; nice -n 5 sh -c "while :; do :; done" & H2=$!; }'
   echo 'unhogs() { kill $H1 $H2; }'
+  # the disk the guest saves its own trace on (hostguest): a tar of guest.dat
+  echo 'guestout() { dd if=/dev/zero of=/out/guest-out.img bs=1M count=48 2>/dev/null; }'
+  echo 'unguestout() { tar -xOf /out/guest-out.img guest.dat > /out/hostguest-guest.dat; rm -f /out/guest-out.img; }'
   # perf kvm stat's reports of the run it recorded (kvmstat), all vCPUs and vCPU 1
   echo 'perfstat() { :; }'
   echo 'unperfstat() { perf kvm -i /out/kvmstat.perf stat report > /out/kvmstat-perf-kvm-stat.txt 2>&1
