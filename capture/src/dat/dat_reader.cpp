@@ -390,6 +390,7 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     t.meta.source = path;
     t.meta.format = "trace.dat v" + std::to_string(tracecmd_get_in_file_version(top));
     if (layout.compressed) t.meta.format += " (" + layout.compression + ")";
+    t.meta.tsc2nsec = layout.tsc2nsec;
     t.meta.kernel_release = uname_word(tracecmd_get_uname(top), 2);
     t.meta.host_name = uname_word(tracecmd_get_uname(top), 1);
     if (t.meta.host_name == "(none)") t.meta.host_name.clear();  // the kernel's nodename when no hostname was set: no host

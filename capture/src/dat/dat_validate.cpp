@@ -116,6 +116,15 @@ void add_cpu_data(DatLayout& l, Cursor& c, std::uint64_t off, std::uint64_t size
     l.data_bytes += size;
 }
 
+// TSC2NSEC (id 14): multiplier (4 bytes), shift (4), offset (8), at the cursor.
+TscToNs read_tsc2nsec(Cursor& c) {
+    TscToNs t;
+    t.mult = static_cast<std::uint32_t>(c.uint(4, "TSC2NSEC multiplier"));
+    t.shift = static_cast<std::uint32_t>(c.uint(4, "TSC2NSEC shift"));
+    t.offset = c.uint(8, "TSC2NSEC offset");
+    return t;
+}
+
 // v6: fixed sequence of header blocks, then options, then flyrecord CPU table.
 void walk_v6(Cursor& c, DatLayout& l) {
     c.expect("header_page", 12, "\"header_page\"");
@@ -143,6 +152,7 @@ void walk_v6(Cursor& c, DatLayout& l) {
             c.need(size, "option");
             if (id == 3) buffer_offsets.push_back(c.uint(8, "buffer option offset"));  // BUFFER
             if (id == 7 || id == 12 || id == 14) l.adjusts_timestamps = true;
+            if (id == 14 && size == 16) l.tsc2nsec = read_tsc2nsec(c);
             c.seek(start + size, "option");
         }
     }
@@ -224,6 +234,7 @@ void walk_v7(Cursor& c, DatLayout& l) {
                 c.seek(resume, "option");
             } else if (id == 7 || id == 12 || id == 14) {
                 l.adjusts_timestamps = true;
+                if (id == 14 && osize == 16) l.tsc2nsec = read_tsc2nsec(c);
             } else if (id == 22 && !l.latency) {  // BUFFER_TEXT: a latency section
                 l.latency = true;
                 l.latency_offset = c.uint(8, "latency section offset");

@@ -6,8 +6,11 @@
 // trace-cmd.dat.v7(5)) lets us name the exact byte where the file stops making sense.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "irqflow/capture/trace.hpp"
 
 namespace irqflow {
 
@@ -25,6 +28,7 @@ struct DatLayout {
     // Options that make libtracecmd adjust timestamps (OFFSET, TIME_SHIFT, TSC2NSEC);
     // such files are read through libtracecmd so times stay identical to its own.
     bool adjusts_timestamps = false;
+    std::optional<TscToNs> tsc2nsec;   // the TSC2NSEC option, when present
     bool latency = false;       // latency-format text instead of ring-buffer pages
     std::uint64_t latency_offset = 0;  // where that text (v6) or its section (v7) starts
     std::uint64_t page_size = 4096;

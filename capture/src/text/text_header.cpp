@@ -10,9 +10,18 @@ bool space(char c) { return c == ' ' || c == '\t'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
 bool ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit(c) || c == '_'; }
 
-// "12345.678901" → ns (any number of fraction digits up to 9).
-std::optional<std::int64_t> parse_ts(std::string_view s) {
+// "12345.678901" → ns (any number of fraction digits up to 9). With `counter` set, a
+// whole number is taken too, as the count it is: report prints a counter clock's
+// times (x86-tsc, counter) that way; *counter then says which it was.
+std::optional<std::int64_t> parse_ts(std::string_view s, bool* counter = nullptr) {
     std::size_t dot = s.find('.');
+    if (dot == std::string_view::npos && counter && !s.empty() && s.size() <= 18) {
+        std::int64_t n = 0;
+        auto r = std::from_chars(s.data(), s.data() + s.size(), n);
+        if (r.ec != std::errc() || r.ptr != s.data() + s.size() || n < 0) return std::nullopt;
+        *counter = true;
+        return n;
+    }
     if (dot == std::string_view::npos || dot == 0) return std::nullopt;
     std::int64_t sec = 0;
     auto r = std::from_chars(s.data(), s.data() + dot, sec);
@@ -86,7 +95,7 @@ std::optional<Header> parse_task_header(std::string_view line) {
         while (end < rest.size() && !space(rest[end])) ++end;
         std::string_view tok = rest.substr(0, end);
         if (!tok.empty() && tok.back() == ':') {
-            auto ts = parse_ts(tok.substr(0, tok.size() - 1));
+            auto ts = parse_ts(tok.substr(0, tok.size() - 1), &h.counter);
             if (!ts) return std::nullopt;
             h.ts = ts;
             h.rest = trim(rest.substr(end));
@@ -124,7 +133,8 @@ std::optional<Header> parse_latency_header(std::string_view line) {
     if (ts_end == 0 || s[ts_end] != ':') return std::nullopt;
     std::size_t ts_begin = ts_end;
     while (ts_begin > 0 && !space(s[ts_begin - 1])) --ts_begin;
-    auto ts = parse_ts(s.substr(ts_begin, ts_end - ts_begin));
+    bool counter = false;
+    auto ts = parse_ts(s.substr(ts_begin, ts_end - ts_begin), &counter);
     if (!ts || ts_begin == 0) return std::nullopt;
     std::string_view before = trim(s.substr(0, ts_begin));
     std::size_t col = before.size();
@@ -137,6 +147,7 @@ std::optional<Header> parse_latency_header(std::string_view line) {
     Header h;
     if (!parse_task(trim(before.substr(0, col)), h)) return std::nullopt;
     h.has_task = true;
+    h.counter = counter;
     std::from_chars(cpuflags.data(), cpuflags.data() + d, h.cpu);
     h.ts = ts;
     h.rest = trim(s.substr(ts_end + 1));

@@ -17,6 +17,9 @@ struct Header {
     std::int32_t tid = -1;
     std::int32_t cpu = -1;
     std::optional<std::int64_t> ts;
+    // The timestamp was a whole number (a counter clock's count, e.g. x86-tsc cycles),
+    // read only where the CPU column proves the line an event's (not the bare form).
+    bool counter = false;
     std::string_view rest;  // "name: info", or empty when the line was wrapped there
 };
 

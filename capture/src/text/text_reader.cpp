@@ -303,6 +303,7 @@ private:
         r_.tid = h.tid;
         r_.cpu = h.cpu;
         r_.ts = h.ts;
+        if (h.ts) ++(h.counter ? counter_ts_ : decimal_ts_);
         r_.line = first_line ? first_line : y.no;
         note_last(y);
         const std::string_view rest = trim(h.rest);
@@ -557,6 +558,15 @@ private:
         if (annotations_.count)
             w.push_back(std::to_string(annotations_.count) + " non-event lines (annotations) skipped (" +
                         lines_text(annotations_.lines, annotations_.count) + ")");
+        if (counter_ts_ && !decimal_ts_) {
+            // trace-cmd prints x86-tsc and counter times as whole numbers; only the TSC
+            // has a use here (a guest's trace aligned to its host: capture/README.md)
+            if (t_.meta.clock.empty()) t_.meta.clock = "x86-tsc";
+            t_.meta.notes.push_back("timestamps are whole numbers: read as the cycles of the x86-tsc trace clock");
+        } else if (counter_ts_) {
+            w.push_back(std::to_string(counter_ts_) + " timestamps are whole numbers and " + std::to_string(decimal_ts_) +
+                        " are seconds: two clocks in one text, its times are not comparable");
+        }
         if (joined_lines_)
             t_.meta.notes.push_back(std::to_string(joined_lines_) + " wrapped line" + (joined_lines_ == 1 ? "" : "s") +
                                     " joined to the record before " + (joined_lines_ == 1 ? "it" : "them") +
@@ -612,6 +622,7 @@ private:
     bool bare_layout_ = false;    // a known event without task/CPU/timestamp columns was seen
     std::size_t wrap_width_ = 0;  // the column the text is wrapped at: known, or the widest line proven broken, or 0
     std::uint64_t joined_lines_ = 0;
+    std::uint64_t counter_ts_ = 0, decimal_ts_ = 0;  // event timestamps read as whole numbers / as seconds
     std::map<std::pair<EventKind, int>, Noted> variants_;  // (kind, print format) → records read by it
     std::vector<CutShort> cut_short_;
     Noted unparsed_, no_event_, cut_lines_, elisions_, annotations_;

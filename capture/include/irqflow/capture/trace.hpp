@@ -16,12 +16,22 @@
 namespace irqflow {
 
 
+// trace-cmd's TSC2NSEC option (`record -C tsc2nsec`): the file's times are TSC cycles
+// that libtracecmd turns into ns as (cycles × mult) >> shift. A guest's TSC maps onto
+// such a host clock exactly (capture/README.md, "Guest traces").
+struct TscToNs {
+    std::uint32_t mult = 0;
+    std::uint32_t shift = 0;
+    std::uint64_t offset = 0;
+};
+
 struct TraceMeta {
     std::string source;          // file name as given
     std::string format;          // "trace.dat v6", "trace.dat v7", "trace-cmd report text", "perf script text"
     std::string kernel_release;  // host `uname -r` when the source records it
     std::string host_name;       // host `uname -n` when the source records it
     std::string clock;           // trace clock ("local", "x86-tsc", …) when known
+    std::optional<TscToNs> tsc2nsec;  // when the file converts TSC cycles to ns
     std::string buffer;          // tracefs instance the events came from ("" = top level)
     int host_cpus = 0;
     // Things the reader tolerated but a user should know (skipped annotation lines,
