@@ -32,6 +32,13 @@ CLI::Option* add_serial(CLI::App& c, std::string& path) {
         ->type_name("LOG");
 }
 
+CLI::Option* add_guest(CLI::App& c, std::string& path) {
+    return c.add_option("--guest", path,
+                        "the guest's own trace of the same run (irq_vectors, irq_handler_*: a trace.dat or report text), "
+                        "put on the host trace's clock (README.md, \"Both sides\")")
+        ->type_name("GUEST");
+}
+
 CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s) {
     std::vector<std::string> names;  // spelled as replay spells them
     for (auto v : {replay::PvEoiSemantics::Auto, replay::PvEoiSemantics::Original2012, replay::PvEoiSemantics::Current})

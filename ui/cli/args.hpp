@@ -35,6 +35,7 @@ using Commands = std::vector<std::pair<CLI::App*, std::function<int()>>>;
 // Options several commands share, each with its help text and check.
 CLI::Option* add_trace(CLI::App& c, std::string& path);        // TRACE: trace.dat, report or perf script text
 CLI::Option* add_serial(CLI::App& c, std::string& path);       // --serial LOG
+CLI::Option* add_guest(CLI::App& c, std::string& path);        // --guest GUEST.dat
 CLI::Option* add_semantics(CLI::App& c, replay::PvEoiSemantics& s);
 CLI::Option* add_db(CLI::App& c, std::string& path, bool must_exist);
 CLI::Option* add_vcpu(CLI::App& c, int& vcpu);                 // --vcpu N, decimal ("010" is ten)

@@ -124,6 +124,49 @@ void print_event_json(std::ostream& o, const Trace& t, const Event& e) {
     o << json_text(j) << '\n';
 }
 
+std::string guest_fields_text(const GuestTrace& g, const GuestEvent& e) {
+    char b[96];
+    switch (e.kind) {
+    case GuestEventKind::VectorEntry:
+    case GuestEventKind::VectorExit: std::snprintf(b, sizeof b, "vector=0x%02x", e.vector.value()); return b;
+    case GuestEventKind::IrqEntry: {
+        const auto n = g.irq_names.find(e.irq);
+        return "irq=" + std::to_string(e.irq) + (n == g.irq_names.end() ? "" : " name=" + n->second);
+    }
+    case GuestEventKind::IrqExit:
+        return "irq=" + std::to_string(e.irq) + (e.ret == 1 ? " ret=handled" : e.ret == 0 ? " ret=unhandled" : "");
+    case GuestEventKind::VectorConfig:
+    case GuestEventKind::VectorUpdate:
+        std::snprintf(b, sizeof b, "irq=%d vector=0x%02x cpu=%d", e.irq, e.vector.value(), e.target_cpu);
+        return b;
+    }
+    return {};
+}
+
+void print_guest_text(std::ostream& o, const GuestTrace& g, const GuestEvent& e, VmId vm) {
+    char head[96], record[24];
+    std::snprintf(record, sizeof record, "g%llu", static_cast<unsigned long long>(e.record));
+    std::snprintf(head, sizeof head, "%8s %s [---] %7s ", record, ts_text(e.ts).c_str(), "-");
+    o << head << who(vm, e.vcpu) << " guest:" << g.names[e.name_id] << ' ' << guest_fields_text(g, e) << '\n';
+}
+
+void print_guest_json(std::ostream& o, const GuestTrace& g, const GuestEvent& e, VmId vm) {
+    Json j;
+    j["side"] = "guest";
+    j["record"] = e.record;
+    j["ts_ns"] = e.ts.value();
+    j["guest_ts"] = e.guest_ts.value();
+    j["vm"] = json_id(vm, kUnknownVm);
+    j["vcpu"] = json_id(e.vcpu, kUnknownVcpu);
+    j["name"] = g.names[e.name_id];
+    if (e.vector.value() >= 0) j["vector"] = e.vector.value();
+    if (e.irq >= 0) j["irq"] = e.irq;
+    if (const auto n = g.irq_names.find(e.irq); e.kind == GuestEventKind::IrqEntry && n != g.irq_names.end()) j["irq_name"] = n->second;
+    if (e.target_cpu >= 0) j["cpu"] = e.target_cpu;
+    if (e.ret >= 0) j["handled"] = e.ret == 1;
+    o << json_text(j) << '\n';
+}
+
 void print_serial_text(std::ostream& o, const SerialLine& l, VmId vm) {
     char head[96];
     std::snprintf(head, sizeof head, "%8s %s [---] %7s ", "serial", l.host_ts ? ts_text(*l.host_ts).c_str() : "          ?         ", "-");

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "irqflow/capture/guest.hpp"
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/capture/trace.hpp"
 
@@ -21,6 +22,11 @@ std::string ts_text(TimestampNs ts);
 std::string event_fields_text(const Trace& t, const Event& e);
 void print_event_text(std::ostream& o, const Trace& t, const Event& e);
 void print_event_json(std::ostream& o, const Trace& t, const Event& e);
+// A guest trace's event (`events --guest`): "g<record>" in the record column, then
+// its vCPU and "guest:<tracepoint>" with its fields.
+std::string guest_fields_text(const GuestTrace& g, const GuestEvent& e);
+void print_guest_text(std::ostream& o, const GuestTrace& g, const GuestEvent& e, VmId vm);
+void print_guest_json(std::ostream& o, const GuestTrace& g, const GuestEvent& e, VmId vm);
 void print_serial_text(std::ostream& o, const SerialLine& l, VmId vm);
 void print_serial_json(std::ostream& o, const SerialLine& l, VmId vm);
 

@@ -1,0 +1,200 @@
+// The guest's own trace beside the host's (capture/README.md, "Guest traces"): its
+// interrupt events read from a trace.dat and from pasted report text alike, and its
+// clock put onto the host's exactly, on the real pair samples/hostguest*.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "helpers.hpp"
+#include "irqflow/capture/error.hpp"
+#include "irqflow/capture/guest.hpp"
+#include "irqflow/capture/readers.hpp"
+#include "mail_wrap.hpp"
+#include "text_helpers.hpp"
+
+using namespace irqflow;
+using namespace irqflow::test;
+
+namespace {
+
+Trace host_with_info(const std::string& name) {
+    LoadOptions lo;
+    lo.other_event_info = true;
+    return load_trace(sample(name), lo);
+}
+
+// The host's injections of each vector on each vCPU, by time.
+std::map<std::pair<int, int>, std::vector<std::int64_t>> injections(const Trace& host) {
+    std::map<std::pair<int, int>, std::vector<std::int64_t>> out;
+    for (const Event& e : host.events)
+        if (e.kind == EventKind::InjVirq && e.has(slot::inj_vector) && e.vcpu.value() >= 0)
+            out[{e.vcpu.value(), static_cast<int>(e.f[slot::inj_vector])}].push_back(e.ts.value());
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the guest's trace of the hostguest run goes onto the host's clock exactly, every handler after its injection",
+          "[capture][guest][samples]") {
+    const Trace host = host_with_info("hostguest.dat");
+    REQUIRE(host.meta.tsc2nsec);
+    CHECK(host.meta.tsc2nsec->mult == 796882227u);
+    CHECK(host.meta.tsc2nsec->shift == 31u);
+    GuestTrace guest = load_guest_trace(sample("hostguest-guest.dat"));
+    CHECK(guest.meta.clock == "x86-tsc");
+    CHECK(guest.irq_names.at(10) == "virtio0");
+    CHECK(guest.irq_names.at(4) == "ttyS0");
+    const GuestClock clock = align_guest_clock(host, guest);
+    INFO(clock.detail);
+    REQUIRE(clock.method == GuestClock::Method::Tsc);
+    CHECK(clock.unaligned == 0);
+    CHECK(clock.aligned == guest.events.size());
+    CHECK(clock.detail.find("offset -90676228491 cycles") != std::string::npos);
+    CHECK(std::is_sorted(guest.events.begin(), guest.events.end(), [](const auto& a, const auto& b) { return a.ts < b.ts; }));
+
+    // Each system vector's handler in the guest follows the host's injection of that
+    // vector on that vCPU: on the aligned clock none comes before one, and the gap is
+    // what an emulated guest takes to enter (tens of µs, a few ms when L1 is busy).
+    const auto inj = injections(host);
+    std::uint64_t entries = 0, matched = 0, before_any = 0;
+    std::vector<std::int64_t> gaps;
+    for (const GuestEvent& g : guest.events) {
+        if (g.kind != GuestEventKind::VectorEntry) continue;
+        ++entries;
+        const auto it = inj.find({g.vcpu.value(), g.vector.value()});
+        if (it == inj.end()) continue;
+        const auto at = std::upper_bound(it->second.begin(), it->second.end(), g.ts.value());
+        if (at == it->second.begin()) {
+            ++before_any;
+            continue;
+        }
+        const std::int64_t gap = g.ts.value() - *(at - 1);
+        gaps.push_back(gap);
+        if (gap > 0 && gap < 50'000'000) ++matched;
+    }
+    INFO(entries << " vector entries, " << matched << " matched, " << before_any << " before any injection");
+    CHECK(entries > 9000);
+    CHECK(before_any == 0);
+    CHECK(matched * 100 >= entries * 99);
+    std::sort(gaps.begin(), gaps.end());
+    CHECK(gaps.front() > 0);
+    CHECK(gaps[gaps.size() / 2] < 1'000'000);  // the median under 1 ms
+
+    // An exact clock, not a lucky one: 1 ms off and the handlers stop following their
+    // injections in step (the median gap moves by the same 1 ms).
+    for (GuestEvent& g : guest.events) g.ts = TimestampNs(g.ts.value() + 1'000'000);
+    std::vector<std::int64_t> shifted;
+    for (const GuestEvent& g : guest.events) {
+        if (g.kind != GuestEventKind::VectorEntry) continue;
+        const auto it = inj.find({g.vcpu.value(), g.vector.value()});
+        if (it == inj.end()) continue;
+        const auto at = std::upper_bound(it->second.begin(), it->second.end(), g.ts.value());
+        if (at != it->second.begin()) shifted.push_back(g.ts.value() - *(at - 1));
+    }
+    std::sort(shifted.begin(), shifted.end());
+    CHECK(shifted[shifted.size() / 2] > gaps[gaps.size() / 2] + 500'000);
+}
+
+TEST_CASE("a guest's report text, cut, wrapped by a mail client and annotated, gives the trace.dat's guest events",
+          "[capture][guest][text][samples]") {
+    const GuestTrace dat = load_guest_trace(sample("hostguest-guest.dat"));
+    const std::string report = run("trace-cmd report '" + sample("hostguest-guest.dat") + "'").out;
+    REQUIRE(report.size() > 100000);
+    // an excerpt from the middle, cut inside a line at both ends, with a person's
+    // remarks and another subsystem's events in it
+    const std::size_t from = report.size() / 3, to = report.size() / 3 + 40000;
+    std::string excerpt = report.substr(from, to - from);
+    std::istringstream in(excerpt);
+    std::string mixed, line;
+    for (int n = 0; std::getline(in, line); ++n) {
+        mixed += line + '\n';
+        if (n == 40) mixed += "here the timer fires on CPU 2 while virtio0 is still in its handler:\n";
+        if (n == 90)
+            mixed += "          <idle>-0     [001] 52611062343: sched_switch:         prev_comm=swapper/1 prev_pid=0 "
+                     "prev_prio=120 prev_state=R ==> next_comm=sh next_pid=107 next_prio=120\n";
+    }
+    for (WrapStyle style : {WrapStyle::Mixed, WrapStyle::MidToken, WrapStyle::Quoted}) {
+        INFO(to_string(style));
+        const Trace text = load_text(mail_wrap(mixed, style, 76, 7), "guest-report.txt");
+        CHECK(text.meta.clock == "x86-tsc");
+        const GuestTrace g = guest_events(text);
+        REQUIRE(g.events.size() > 300);
+        // the text's events are the file's, field for field, in order, from the first
+        // whole line on
+        const auto first = std::find_if(dat.events.begin(), dat.events.end(),
+                                        [&](const GuestEvent& d) { return d.guest_ts == g.events.front().guest_ts && d.vcpu == g.events.front().vcpu; });
+        REQUIRE(first != dat.events.end());
+        const auto i0 = static_cast<std::size_t>(first - dat.events.begin());
+        for (std::size_t i = 0; i < g.events.size(); ++i) {
+            INFO("guest event " << i);
+            const GuestEvent& a = g.events[i];
+            const GuestEvent& b = dat.events.at(i0 + i);
+            REQUIRE(a.guest_ts == b.guest_ts);
+            REQUIRE(a.vcpu == b.vcpu);
+            REQUIRE(a.kind == b.kind);
+            REQUIRE(a.vector == b.vector);
+            REQUIRE(a.irq == b.irq);
+            REQUIRE(a.ret == b.ret);
+            REQUIRE(g.names[a.name_id] == dat.names[b.name_id]);
+        }
+        // it stops where the excerpt stops: at most the cut last line is missing
+        const auto last = std::find_if(dat.events.begin(), dat.events.end(),
+                                       [&](const GuestEvent& d) { return d.guest_ts > g.events.back().guest_ts; });
+        CHECK(static_cast<std::size_t>(last - first) == g.events.size());
+    }
+}
+
+TEST_CASE("a guest trace that cannot be aligned or read says why, naming the file and the record",
+          "[capture][guest][cli][bad-input]") {
+    // a host trace on the local clock: no TSC to map the guest's onto
+    GuestTrace guest = load_guest_trace(sample("hostguest-guest.dat"));
+    const GuestClock c = align_guest_clock(host_with_info("pveoi-on.dat"), guest);
+    CHECK(c.method == GuestClock::Method::None);
+    CHECK(c.detail.find("-C tsc2nsec") != std::string::npos);
+    CHECK(c.unaligned == guest.events.size());
+    auto r = run(cli() + " events " + sample("pveoi-on.dat") + " --guest " + sample("hostguest-guest.dat"), true);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("hostguest-guest.dat: its events cannot be put on the host trace's clock") != std::string::npos);
+
+    // a "guest" trace with no guest events in it
+    r = run(cli() + " events " + sample("hostguest.dat") + " --guest " + sample("pveoi-on.dat"), true);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("pveoi-on.dat: no guest interrupt events in it") != std::string::npos);
+
+    // a field that does not read: the line is named
+    const std::string bad = "cpus=4\n"
+                            "          <idle>-0     [002] 52611062343: local_timer_entry:    vector=236\n"
+                            "          <idle>-0     [002] 52611069921: local_timer_exit:     vector=two-three-six\n";
+    const auto p = scratch("bad-guest.txt");
+    write_file(p, bad);
+    r = run(cli() + " events " + sample("hostguest.dat") + " --guest " + p.string(), true);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("bad-guest.txt: line 3: record 1, local_timer_exit \"vector=two-three-six\": no vector=N in it") != std::string::npos);
+}
+
+TEST_CASE("events --guest prints the guest's handlers between the host's injection and EOI, on the host's clock",
+          "[cli][guest][samples]") {
+    const auto r = run(cli() + " events " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat") +
+                           " --vcpu 2 --range 63.057003432:63.057211258",
+                       true);
+    REQUIRE(r.status == 0);
+    INFO(r.out);
+    // the timer on vCPU 2: injected, handled by local_timer in the guest, which EOIs it
+    // (PV EOI, seen at the next exit) before its handler returns
+    const char* order[] = {"tsc: exact; offset -90676228491 cycles", "kvm_inj_virq vector=0xec", "g12965 63.057055812",
+                           "guest:local_timer_entry vector=0xec", "kvm_eoi apicid=0x2 vector=0xec", "kvm_pv_eoi apicid=0x2 vector=0xec",
+                           "guest:local_timer_exit vector=0xec"};
+    std::size_t at = 0;
+    for (const char* s : order) {
+        INFO(s);
+        const auto p = r.out.find(s, at);
+        REQUIRE(p != std::string::npos);
+        at = p;
+    }
+    const auto j = run(cli() + " events " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat") +
+                       " --kind irq_handler_entry --vcpu 2 --range 63.042:63.043 --json");
+    CHECK(j.out == "{\"side\":\"guest\",\"record\":12961,\"ts_ns\":63042967767,\"guest_ts\":79215554529,\"vm\":0,\"vcpu\":2,"
+                   "\"name\":\"irq_handler_entry\",\"irq\":10,\"irq_name\":\"virtio0\"}\n");
+}
