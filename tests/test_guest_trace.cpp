@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <map>
+#include <functional>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "helpers.hpp"
 #include "irqflow/capture/error.hpp"
@@ -197,4 +200,99 @@ TEST_CASE("events --guest prints the guest's handlers between the host's injecti
                        " --kind irq_handler_entry --vcpu 2 --range 63.042:63.043 --json");
     CHECK(j.out == "{\"side\":\"guest\",\"record\":12961,\"ts_ns\":63042967767,\"guest_ts\":79215554529,\"vm\":0,\"vcpu\":2,"
                    "\"name\":\"irq_handler_entry\",\"irq\":10,\"irq_name\":\"virtio0\"}\n");
+}
+
+namespace {
+
+// `check --guest` on the hostguest pair with the guest side given as `guest` (a path).
+nlohmann::json check_guest(const std::string& guest) {
+    const auto r = run(cli() + " check " + sample("hostguest.dat") + " --guest '" + guest + "' --json");
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out).at("guest");
+}
+
+bool lists(const nlohmann::json& misses, const char* key, std::uint64_t record, int vcpu, int vector) {
+    for (const auto& m : misses)
+        if (m.at(key) == record && m.at("vcpu") == vcpu && m.at("vector") == vector) return true;
+    return false;
+}
+
+// The guest's report with one line edited: `edit` gets the line holding `stamp` and
+// returns what replaces it ("" removes it).
+std::string edited_guest_report(const std::string& stamp, const std::function<std::string(const std::string&)>& edit) {
+    std::istringstream in(run("trace-cmd report '" + sample("hostguest-guest.dat") + "'").out);
+    std::string out, line;
+    int hits = 0;
+    while (std::getline(in, line)) {
+        if (line.find(stamp) != std::string::npos) {
+            ++hits;
+            const std::string now = edit(line);
+            if (!now.empty()) out += now + '\n';
+            continue;
+        }
+        out += line + '\n';
+    }
+    REQUIRE(hits == 1);
+    const auto p = scratch("edited-guest-" + std::to_string(std::hash<std::string>{}(out) % 100000) + ".txt");
+    write_file(p, out);
+    return p.string();
+}
+
+}  // namespace
+
+TEST_CASE("check --guest matches every injection to the guest's handler of its vector, and every handler to an injection",
+          "[replay][guest][cli][samples]") {
+    const auto g = check_guest(sample("hostguest-guest.dat"));
+    INFO(g.dump());
+    CHECK(g.at("injections") == 13271);
+    // all but 4: timer injections on vCPU 0 in the guest's first half second of boot,
+    // each EOI'd and followed by the handler's TSC-deadline write, with no
+    // local_timer_entry in the guest's trace (its trace point did not record them)
+    CHECK(g.at("unhandled") == 4);
+    for (const auto& m : g.at("unhandled_first")) {
+        CHECK(m.at("vcpu") == 0);
+        CHECK(m.at("vector") == 0xec);
+        CHECK(m.at("ts_ns").get<std::int64_t>() < 48'500'000'000);
+    }
+    CHECK(g.at("matched") == 13271 - 4);
+    // KVM's async page fault notifications (0xf3) have no trace point in the guest
+    CHECK(g.at("untraced") == 3);
+    CHECK(g.at("untraced_vectors") == nlohmann::json::array({0xf3}));
+    CHECK(g.at("unexplained") == 0);
+    CHECK(g.at("explained") == g.at("handlers"));
+    CHECK(g.at("unmapped") == 0);
+    // the timer's handler is entered tens of µs after its injection, and Linux EOIs it
+    // inside the handler; an edge IOAPIC IRQ (0x30) is EOI'd before its handler runs
+    const auto& t = g.at("latency").at("0xec");
+    CHECK(t.at("inject_to_handler").at("n") == 8923);
+    CHECK(t.at("inject_to_handler").at("p50_ns").get<std::int64_t>() < 200'000);
+    CHECK(g.at("eoi_inside_handler").get<std::uint64_t>() > g.at("eoi_after_handler").get<std::uint64_t>());
+    CHECK(g.at("latency").at("0x30").at("handler_to_eoi").at("n") == 0);
+
+    // the text: the stage table under the check's report
+    const auto r = run(cli() + " check " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat"));
+    CHECK(r.out.find("guest handlers: 13267/13271 (99.9%) injections reached their vector's handler in the guest; 4 did not: record 31656 "
+                     "(vCPU 0, 0xec)") != std::string::npos);
+    CHECK(r.out.find("latency (µs)  accept → inject         inject → handler        handler run               handler → EOI") !=
+          std::string::npos);
+    CHECK(run(cli() + " check - --follow --guest " + sample("hostguest-guest.dat") + " < /dev/null", true).status == 64);
+}
+
+TEST_CASE("check --guest names the injection whose guest handler is gone, and the handler of a vector nobody injected",
+          "[replay][guest][cli][samples]") {
+    // g12965: vCPU 2's local_timer_entry for the 0xec injected at host record 149324
+    const std::string stamp = "[002] 79253519796: local_timer_entry:";
+    const auto gone = check_guest(edited_guest_report(stamp, [](const std::string&) { return std::string(); }));
+    CHECK(gone.at("unhandled") == 5);
+    CHECK(lists(gone.at("unhandled_first"), "record", 149324, 2, 0xec));
+    CHECK(gone.at("unexplained") == 0);
+
+    // the same line with another vector: the guest ran the reschedule handler where the
+    // host injected the timer
+    const auto shifted = check_guest(edited_guest_report(stamp, [](const std::string& l) {
+        return l.substr(0, l.rfind("vector=")) + "vector=253";
+    }));
+    CHECK(shifted.at("unexplained") == 1);
+    CHECK(lists(shifted.at("unexplained_first"), "guest_record", 12965, 2, 0xfd));
+    CHECK(lists(shifted.at("unhandled_first"), "record", 149324, 2, 0xec));
 }

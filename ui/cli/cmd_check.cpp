@@ -8,6 +8,7 @@
 #include <cstring>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <set>
 #include <iostream>
 #include <type_traits>
@@ -18,6 +19,7 @@
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/replay/statistics.hpp"
 #include "finding_format.hpp"
+#include "guest_report.hpp"
 #include "json.hpp"
 #include "live_printer.hpp"
 #include "pipeline.hpp"
@@ -269,17 +271,18 @@ void add_result_json(Json& j, const ReplayResult& r, const Trace& t) {
     j["not_judged"] = std::move(not_judged);
 }
 
-void print_json(const ReplayResult& r, const Trace& t) {
+void print_json(const ReplayResult& r, const Trace& t, const GuestReport* guest) {
     Json findings = Json::array();
     for (const auto& f : r.findings) findings.push_back(finding_json(f, t));
     Json j;
     j["findings"] = std::move(findings);
     add_result_json(j, r, t);
+    if (guest) j["guest"] = guest_json(*guest);
     std::cout << json_text(j) << '\n';
 }
 
 struct CheckOptions {
-    std::string trace, serial;
+    std::string trace, serial, guest;
     bool json = false, follow = false;
     ReplayOptions replay;
 };
@@ -312,11 +315,24 @@ int run_follow(const CheckOptions& a) {
 }
 
 int run(const CheckOptions& a) {
-    if (a.follow) return run_follow(a);
-    const pipeline::Checked c = pipeline::check({readable_trace(a.trace), a.serial, {}}, a.replay);
+    if (a.follow) {
+        if (!a.guest.empty()) throw UsageError("--guest cannot be used with --follow (the guest's trace is matched to the whole host trace)");
+        return run_follow(a);
+    }
+    // with a guest trace, the host's events are held (both are walked together) and the
+    // info of its Other events kept: kvm_write_tsc_offset's fields align the clocks
+    LoadOptions load;
+    load.other_event_info = !a.guest.empty();
+    const pipeline::Checked c = pipeline::check({readable_trace(a.trace), a.serial, load}, a.replay,
+                                                a.guest.empty() ? pipeline::Hold::AsNeeded : pipeline::Hold::Whole);
     if (c.serial && !a.json) std::cerr << "irqflow: serial " << a.serial << ": " << c.serial->method << "\n";
-    if (a.json) print_json(c.result, c.trace);
-    else print_text(c.result, c.trace, shown_name(a.trace));
+    std::optional<GuestReport> guest;
+    if (!a.guest.empty()) guest = guest_report(c.trace, a.guest);
+    if (a.json) print_json(c.result, c.trace, guest ? &*guest : nullptr);
+    else {
+        print_text(c.result, c.trace, shown_name(a.trace));
+        if (guest) print_guest_text(*guest);
+    }
     return c.result.divergences() + c.result.liveness_failures() ? 1 : kExitOk;
 }
 
@@ -365,12 +381,14 @@ void add_check(CLI::App& app, Commands& out) {
                                  "replay every vCPU's local APIC, PV EOI and IPIs; exit 1 on divergences or liveness failures");
     add_trace(*c, a->trace);
     add_serial(*c, a->serial);
+    add_guest(*c, a->guest);
     add_semantics(*c, a->replay.semantics);
     c->add_flag("--json", a->json, "one JSON document: findings with evidence, statistics, latencies (with --follow: one object per line)");
     c->add_flag("--follow", a->follow,
                 "TRACE is report text being written (- for standard input, or a FIFO): print each finding as soon as it is decided");
     c->footer("\nExit: 0 no findings, 1 findings, 2 bad input.\n" +
               examples({"irqflow check samples/pveoi-on.dat", "irqflow check trace.dat --serial console.log --semantics 2012",
+                        "irqflow check samples/hostguest.dat --guest samples/hostguest-guest.dat",
                         "irqflow check bug-report.txt --json | jq '.findings[0]'",
                         "trace-cmd stream -e kvm | irqflow check --follow -"}));
     out.emplace_back(c, [a] { return run(*a); });

@@ -1,0 +1,25 @@
+// What `check --guest` adds to its report: how the guest's trace was aligned, how many
+// injections reached their handler in the guest and how many handlers had an injection,
+// and the delivery stage by stage per vector (README.md, "Both sides").
+#pragma once
+#include <string>
+
+#include "irqflow/capture/guest.hpp"
+#include "irqflow/replay/guest_match.hpp"
+#include "json.hpp"
+
+namespace irqflow::cli {
+
+struct GuestReport {
+    std::string shown;  // the guest trace as the user named it
+    GuestClock clock;
+    replay::GuestMatch match;
+};
+
+// Reads and aligns the guest trace and matches it to the host's (whose events and Other
+// events' info must be loaded); a guest trace that cannot be aligned is an InputError.
+GuestReport guest_report(const Trace& host, const std::string& given);
+void print_guest_text(const GuestReport& g);
+ui::Json guest_json(const GuestReport& g);
+
+}  // namespace irqflow::cli
