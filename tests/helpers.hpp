@@ -66,7 +66,7 @@ inline RunResult run(const std::string& cmd, bool merge_stderr = false) {
 
 inline std::string cli() { return IRQFLOW_CLI; }
 
-// A fresh scratch directory per test run.
+// A fresh scratch directory per test run (removed when the run ends: tests/main.cpp).
 inline std::filesystem::path scratch(const std::string& name) {
     auto d = std::filesystem::temp_directory_path() / ("irqflow-test-" + std::to_string(getpid()));
     std::filesystem::create_directories(d);

@@ -162,7 +162,7 @@ void print_guest_json(std::ostream& o, const GuestTrace& g, const GuestEvent& e,
     if (e.vector.value() >= 0) j["vector"] = e.vector.value();
     if (e.irq >= 0) j["irq"] = e.irq;
     if (const auto n = g.irq_names.find(e.irq); e.kind == GuestEventKind::IrqEntry && n != g.irq_names.end()) j["irq_name"] = n->second;
-    if (e.target_cpu >= 0) j["cpu"] = e.target_cpu;
+    if (e.target_cpu >= 0) j["target_cpu"] = e.target_cpu;  // where the vector lives (not a host CPU)
     if (e.ret >= 0) j["handled"] = e.ret == 1;
     o << json_text(j) << '\n';
 }
