@@ -277,7 +277,7 @@ void print_json(const ReplayResult& r, const Trace& t, const GuestReport* guest)
     Json j;
     j["findings"] = std::move(findings);
     add_result_json(j, r, t);
-    if (guest) j["guest"] = guest_json(*guest);
+    if (guest) j["guest"] = guest_report_json(*guest);
     std::cout << json_text(j) << '\n';
 }
 
@@ -331,7 +331,7 @@ int run(const CheckOptions& a) {
     if (a.json) print_json(c.result, c.trace, guest ? &*guest : nullptr);
     else {
         print_text(c.result, c.trace, shown_name(a.trace));
-        if (guest) print_guest_text(*guest);
+        if (guest) print_guest_report(*guest);
     }
     return c.result.divergences() + c.result.liveness_failures() ? 1 : kExitOk;
 }

@@ -50,7 +50,7 @@ GuestReport guest_report(const Trace& host, const std::string& given) {
     return g;
 }
 
-void print_guest_text(const GuestReport& g) {
+void print_guest_report(const GuestReport& g) {
     const auto& m = g.match;
     std::printf("\nguest %s: %s\n", g.shown.c_str(), g.clock.detail.c_str());
     std::printf("guest handlers: %llu/%llu (%s) injections reached their vector's handler in the guest",
@@ -86,7 +86,7 @@ void print_guest_text(const GuestReport& g) {
                     cells(l.entry_to_exit).c_str(), cells(l.entry_to_eoi).c_str());
 }
 
-Json guest_json(const GuestReport& g) {
+Json guest_report_json(const GuestReport& g) {
     const auto& m = g.match;
     Json lat = Json::object();
     for (const auto& [v, l] : m.latency) {

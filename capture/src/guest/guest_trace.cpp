@@ -25,8 +25,7 @@ std::optional<GuestEventKind> kind_of(std::string_view name) {
     if (name == "vector_config") return GuestEventKind::VectorConfig;
     if (name == "vector_update") return GuestEventKind::VectorUpdate;
     for (std::string_view h : kVectorHandlers) {
-        if (name.size() != h.size() + 6 && name.size() != h.size() + 5) continue;
-        if (name.substr(0, h.size()) != h) continue;
+        if (!name.starts_with(h)) continue;
         if (name.substr(h.size()) == "_entry") return GuestEventKind::VectorEntry;
         if (name.substr(h.size()) == "_exit") return GuestEventKind::VectorExit;
     }
@@ -53,29 +52,19 @@ std::span<const std::string_view> keys_of(GuestEventKind k) {
 
 }  // namespace
 
-std::string_view to_string(GuestEventKind k) {
-    switch (k) {
-    case GuestEventKind::VectorEntry: return "vector entry";
-    case GuestEventKind::VectorExit: return "vector exit";
-    case GuestEventKind::IrqEntry: return "irq handler entry";
-    case GuestEventKind::IrqExit: return "irq handler exit";
-    case GuestEventKind::VectorConfig: return "vector config";
-    case GuestEventKind::VectorUpdate: return "vector update";
-    }
-    return "?";
-}
-
 GuestTrace guest_events(const Trace& t) {
     GuestTrace g;
     g.meta = t.meta;
     std::map<std::uint16_t, std::uint16_t> name_of;  // the trace's name id → ours
+    std::vector<std::optional<GuestEventKind>> kinds(t.name_count());  // by the trace's name id, once
+    for (std::size_t i = 0; i < kinds.size(); ++i) kinds[i] = kind_of(t.name(static_cast<std::uint16_t>(i)));
     for (const Event& e : t.events) {
         if (e.kind != EventKind::Other) {
             if (e.kind != EventKind::Lost) ++g.other_events;
             continue;
         }
         const std::string& name = t.name(e.name_id);
-        const auto kind = kind_of(name);
+        const auto kind = e.name_id < kinds.size() ? kinds[e.name_id] : std::nullopt;
         if (!kind) {
             ++g.other_events;
             continue;

@@ -69,6 +69,5 @@ struct GuestClock {
 // The host trace must keep Other events' info (kvm_write_tsc_offset is one).
 GuestClock align_guest_clock(const Trace& host, GuestTrace& guest);
 
-std::string_view to_string(GuestEventKind k);
 
 }  // namespace irqflow
