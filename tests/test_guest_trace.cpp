@@ -204,17 +204,20 @@ TEST_CASE("events --guest prints the guest's handlers between the host's injecti
 
 namespace {
 
-// `check --guest` on the hostguest pair with the guest side given as `guest` (a path).
-nlohmann::json check_guest(const std::string& guest) {
-    const auto r = run(cli() + " check " + sample("hostguest.dat") + " --guest '" + guest + "' --json");
-    REQUIRE(r.status == 0);
-    return nlohmann::json::parse(r.out).at("guest");
+// `check --guest` on the hostguest pair with the guest side given as `guest` (a path):
+// its whole JSON, after the exit status `status`.
+nlohmann::json check_guest(const std::string& guest, int status = 0) {
+    const auto r = run(cli() + " check " + sample("hostguest.dat") + " --guest '" + guest + "' --json", status != 0);
+    REQUIRE(r.status == status);
+    return nlohmann::json::parse(r.out);
 }
 
-bool lists(const nlohmann::json& misses, const char* key, std::uint64_t record, int vcpu, int vector) {
-    for (const auto& m : misses)
-        if (m.at(key) == record && m.at("vcpu") == vcpu && m.at("vector") == vector) return true;
-    return false;
+// The findings of `rule` in a check's JSON.
+std::vector<nlohmann::json> findings_of(const nlohmann::json& j, const char* rule) {
+    std::vector<nlohmann::json> out;
+    for (const auto& f : j.at("findings"))
+        if (f.at("rule") == rule) out.push_back(f);
+    return out;
 }
 
 // The guest's report with one line edited: `edit` gets the line holding `stamp` and
@@ -242,24 +245,26 @@ std::string edited_guest_report(const std::string& stamp, const std::function<st
 
 TEST_CASE("check --guest matches every injection to the guest's handler of its vector, and every handler to an injection",
           "[replay][guest][cli][samples]") {
-    const auto g = check_guest(sample("hostguest-guest.dat"));
+    const auto j = check_guest(sample("hostguest-guest.dat"));
+    CHECK(j.at("findings").empty());
+    const auto& g = j.at("guest");
     INFO(g.dump());
-    CHECK(g.at("injections") == 13271);
-    // all but 4: timer injections on vCPU 0 in the guest's first half second of boot,
-    // each EOI'd and followed by the handler's TSC-deadline write, with no
-    // local_timer_entry in the guest's trace (its trace point did not record them)
-    CHECK(g.at("unhandled") == 4);
-    for (const auto& m : g.at("unhandled_first")) {
-        CHECK(m.at("vcpu") == 0);
-        CHECK(m.at("vector") == 0xec);
-        CHECK(m.at("ts_ns").get<std::int64_t>() < 48'500'000'000);
-    }
-    CHECK(g.at("matched") == 13271 - 4);
+    CHECK(g.at("injections") == 13267);
+    CHECK(g.at("matched") == 13267);
+    CHECK(g.at("unhandled") == 0);
+    // 4 timer injections on vCPU 0 in the guest's first second of boot fall in a 21 ms
+    // stretch where the guest's trace holds nothing on CPU 0: not judged (the host saw
+    // each one's EOI)
+    CHECK(g.at("silent") == 4);
+    CHECK(g.at("silent_eoied") == 4);
     // KVM's async page fault notifications (0xf3) have no trace point in the guest
     CHECK(g.at("untraced") == 3);
     CHECK(g.at("untraced_vectors") == nlohmann::json::array({0xf3}));
     CHECK(g.at("unexplained") == 0);
+    CHECK(g.at("handlers") == 13271);
     CHECK(g.at("explained") == g.at("handlers"));
+    CHECK(g.at("explained_by_accept") == 0);
+    CHECK(g.at("handlers_not_judged") == 0);
     CHECK(g.at("unmapped") == 0);
     // the timer's handler is entered tens of µs after its injection, and Linux EOIs it
     // inside the handler; an edge IOAPIC IRQ (0x30) is EOI'd before its handler runs
@@ -268,31 +273,65 @@ TEST_CASE("check --guest matches every injection to the guest's handler of its v
     CHECK(t.at("inject_to_handler").at("p50_ns").get<std::int64_t>() < 200'000);
     CHECK(g.at("eoi_inside_handler").get<std::uint64_t>() > g.at("eoi_after_handler").get<std::uint64_t>());
     CHECK(g.at("latency").at("0x30").at("handler_to_eoi").at("n") == 0);
+    // the rules judged, and said nothing
+    for (const auto& n : j.at("not_judged")) CHECK(n.at("rule").get<std::string>().rfind("GUEST-", 0) != 0);
 
     // the text: the stage table under the check's report
     const auto r = run(cli() + " check " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat"));
-    CHECK(r.out.find("guest handlers: 13267/13271 (99.9%) injections reached their vector's handler in the guest; 4 did not: record 31656 "
-                     "(vCPU 0, 0xec)") != std::string::npos);
+    CHECK(r.out.find("guest handlers: 13267/13267 (100.0%) injections reached their vector's handler in the guest; 0 did not "
+                     "(GUEST-INJECTION-UNHANDLED)") != std::string::npos);
     CHECK(r.out.find("latency (µs)  accept → inject         inject → handler        handler run               handler → EOI") !=
           std::string::npos);
     CHECK(run(cli() + " check - --follow --guest " + sample("hostguest-guest.dat") + " < /dev/null", true).status == 64);
+    // without a guest trace the guest rules neither judge nor are listed as not judged
+    const auto host_only = nlohmann::json::parse(run(cli() + " check " + sample("hostguest.dat") + " --json").out);
+    CHECK(!host_only.contains("guest"));
+    for (const auto& n : host_only.at("not_judged")) CHECK(n.at("rule").get<std::string>().rfind("GUEST-", 0) != 0);
 }
 
 TEST_CASE("check --guest names the injection whose guest handler is gone, and the handler of a vector nobody injected",
           "[replay][guest][cli][samples]") {
     // g12965: vCPU 2's local_timer_entry for the 0xec injected at host record 149324
     const std::string stamp = "[002] 79253519796: local_timer_entry:";
-    const auto gone = check_guest(edited_guest_report(stamp, [](const std::string&) { return std::string(); }));
-    CHECK(gone.at("unhandled") == 5);
-    CHECK(lists(gone.at("unhandled_first"), "record", 149324, 2, 0xec));
-    CHECK(gone.at("unexplained") == 0);
+    const auto gone = check_guest(edited_guest_report(stamp, [](const std::string&) { return std::string(); }), 1);
+    const auto unhandled = findings_of(gone, "GUEST-INJECTION-UNHANDLED");
+    REQUIRE(unhandled.size() == 1);
+    CHECK(unhandled[0].at("record") == 149324);
+    CHECK(unhandled[0].at("vcpu") == 2);
+    CHECK(unhandled[0].at("diagnosis").at("cause") == "missing");
+    CHECK(unhandled[0].at("diagnosis").at("kind") == "guest's local_timer_entry");
+    CHECK(unhandled[0].at("diagnosis").at("vector") == 0xec);
+    CHECK(gone.at("findings").size() == 1);
+    CHECK(gone.at("guest").at("unhandled") == 1);
 
     // the same line with another vector: the guest ran the reschedule handler where the
-    // host injected the timer
+    // host injected the timer — one root naming the handler's vector, the unhandled
+    // injection its follow-on
     const auto shifted = check_guest(edited_guest_report(stamp, [](const std::string& l) {
         return l.substr(0, l.rfind("vector=")) + "vector=253";
-    }));
-    CHECK(shifted.at("unexplained") == 1);
-    CHECK(lists(shifted.at("unexplained_first"), "guest_record", 12965, 2, 0xfd));
-    CHECK(lists(shifted.at("unhandled_first"), "record", 149324, 2, 0xec));
+    }), 1);
+    const auto unexplained = findings_of(shifted, "GUEST-HANDLER-UNEXPLAINED");
+    REQUIRE(unexplained.size() == 1);
+    CHECK(unexplained[0].at("guest_record") == 12965);
+    CHECK(unexplained[0].at("vcpu") == 2);
+    const auto& d = unexplained[0].at("diagnosis");
+    CHECK(d.at("cause") == "wrong-field");
+    CHECK(d.at("field") == "vector");
+    CHECK(d.at("seen") == 0xfd);
+    CHECK(d.at("expected") == 0xec);
+    CHECK(d.at("guest_record") == 12965);
+    const auto follow = findings_of(shifted, "GUEST-INJECTION-UNHANDLED");
+    REQUIRE(follow.size() == 1);
+    CHECK(follow[0].at("record") == 149324);
+    CHECK(follow[0].contains("caused_by"));
+    CHECK(shifted.at("summary").at("follow_ons") == 1);
+
+    // the text says it in a sentence, at the guest's record
+    const auto text = run(cli() + " check " + sample("hostguest.dat") + " --guest '" + edited_guest_report(stamp, [](const std::string& l) {
+        return l.substr(0, l.rfind("vector=")) + "vector=253";
+    }) + "'", true);
+    CHECK(text.status == 1);
+    CHECK(text.out.find("vm0/vcpu2: the guest's local_timer_entry at guest record g12965 (63.057055 s) has vector 0xfd where 0xec was expected") !=
+          std::string::npos);
+    CHECK(text.out.find("GUEST-HANDLER-UNEXPLAINED vm0/vcpu2 at 63.057055812 guest record g12965 (after record 149326)") != std::string::npos);
 }

@@ -6,7 +6,9 @@
 //   # diagnose: RECORD CAUSE KIND FROM TO   (the diagnosis of the root finding at RECORD:
 //               its cause, the event it is about and the records of its window)
 // and nothing else may be found. Files are named <RULE-ID>-fires-… (the rule must fire)
-// or <RULE-ID>-quiet-… (it must not); every rule of rules.def has both.
+// or <RULE-ID>-quiet-… (it must not); every rule of rules.def has both. A case with a
+// <case>.guest file beside it is replayed with that guest report as the guest's own
+// trace, put on the host's clock (the GUEST-* rules' cases).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <sstream>
 
 #include "helpers.hpp"
+#include "irqflow/capture/guest.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/diagnosis.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -130,6 +133,22 @@ ReplayOptions options_of(const std::string& file_text, const std::string& name) 
     return {};
 }
 
+// A case's replay: with the guest report beside it (`guest_text` given: that text
+// instead, as wrapped) aligned onto the host's trace.
+ReplayResult replay_case(const Trace& host, const fs::path& path, ReplayOptions options, const std::string* guest_text = nullptr) {
+    fs::path guest_path = path;
+    guest_path.replace_extension(".guest");
+    if (!fs::exists(guest_path)) return replay::replay(host, options);
+    GuestTrace guest = guest_text ? guest_events(irqflow::test::load_text(*guest_text, "guest-" + path.filename().string()))
+                                  : load_guest_trace(guest_path.string());
+    const GuestClock clock = align_guest_clock(host, guest);
+    INFO(clock.detail);
+    REQUIRE(clock.method == GuestClock::Method::Tsc);
+    options.guest = &guest;
+    options.guest_vm = clock.vm;
+    return replay::replay(host, options);
+}
+
 std::vector<fs::path> case_files() {
     std::vector<fs::path> files;
     for (const auto& e : fs::directory_iterator(IRQFLOW_CASES))
@@ -184,7 +203,9 @@ TEST_CASE("every rule case replays to exactly the findings written above it", "[
         const bool mentions = std::any_of(expected.begin(), expected.end(), [&](const Expected& x) { return x.rule == rule; });
         CHECK(mentions == fires);
         // what it finds
-        const ReplayResult result = replay::replay(load_trace(path.string()), options);
+        LoadOptions load;
+        load.other_event_info = true;  // a guest case's host side aligns the clocks with kvm_write_tsc_offset's fields
+        const ReplayResult result = replay_case(load_trace(path.string(), load), path, options);
         const std::multiset<Expected> found = found_in(result);
         INFO("expected:" << listed(expected) << "\nfound:" << listed(found));
         CHECK(found == expected);
@@ -210,17 +231,23 @@ TEST_CASE("every rule case, wrapped as mail clients wrap it, gives the events an
         const std::string name = path.filename().string();
         const std::string plain = irqflow::test::read_file(path.string());
         const ReplayOptions options = options_of(plain, name);
-        const Trace want = load_trace(path.string());
-        const ReplayResult unwrapped = replay::replay(want, options);
+        LoadOptions load;
+        load.other_event_info = true;
+        const Trace want = load_trace(path.string(), load);
+        const ReplayResult unwrapped = replay_case(want, path, options);
+        fs::path guest_path = path;
+        guest_path.replace_extension(".guest");
+        const std::string guest_plain = fs::exists(guest_path) ? irqflow::test::read_file(guest_path.string()) : std::string();
         const auto expected = found_in(unwrapped);
         const auto diagnosed = diagnoses_in(unwrapped);
         for (const auto style : irqflow::test::kWrapStyles)
             for (const std::size_t width : {72, 76, 80}) {
                 INFO(name << ", " << irqflow::test::to_string(style) << " at " << width << " columns");
                 const std::string wrapped = irqflow::test::mail_wrap(plain, style, width, static_cast<unsigned>(width + name.size()));
-                const Trace t = irqflow::test::load_text(wrapped, "wrapped-" + name);
+                const Trace t = irqflow::test::load_text(wrapped, "wrapped-" + name, load);
                 irqflow::test::require_identical_events(want, t, style != irqflow::test::WrapStyle::MidToken && style != irqflow::test::WrapStyle::Mixed);
-                const ReplayResult r = replay::replay(t, options);
+                const std::string guest_wrapped = irqflow::test::mail_wrap(guest_plain, style, width, static_cast<unsigned>(width + name.size()));
+                const ReplayResult r = replay_case(t, path, options, &guest_wrapped);
                 const auto found = found_in(r);
                 INFO("unwrapped:" << listed(expected) << "\nwrapped:" << listed(found));
                 CHECK(found == expected);

@@ -68,10 +68,10 @@ inline void require_identical_events(const Trace& a, const Trace& b, bool other_
     }
 }
 
-inline Trace load_text(const std::string& text, const std::string& name) {
+inline Trace load_text(const std::string& text, const std::string& name, const LoadOptions& options = {}) {
     auto p = scratch(name);
     write_file(p, text);
-    return load_trace(p.string());
+    return load_trace(p.string(), options);
 }
 
 }  // namespace irqflow::test

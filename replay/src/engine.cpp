@@ -15,7 +15,9 @@ Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
         for (auto k : s.before) before_[static_cast<std::size_t>(k)].push_back(c.get());
         for (auto k : s.after) after_[static_cast<std::size_t>(k)].push_back(c.get());
         if (s.ipis) on_ipi_.push_back(c.get());
+        if (s.guest) on_guest_.push_back(c.get());
     }
+    if (o_.guest) guest_ = std::make_unique<GuestTracker>(t_, *o_.guest, o_.guest_vm, [this](const GuestOutcome& g) { dispatch_guest(g); });
     static constexpr auto kWithRules = handlers<true>(std::make_index_sequence<kKinds>());
     static constexpr auto kWithout = handlers<false>(std::make_index_sequence<kKinds>());
     for (std::size_t k = 0; k < kKinds; ++k) handlers_[k] = before_[k].empty() && after_[k].empty() ? kWithout[k] : kWithRules[k];
@@ -45,7 +47,9 @@ void Engine::handle(Engine& self, const Event& e) {
 void Engine::feed(const Event& e) {
     if (index_ >= drops_.next_start())
         for (std::size_t k = drops_.opening_before(index_); k > 0; --k) model_.drop_window_opens();
+    if (guest_) guest_->until(e.ts);
     handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+    if (guest_) guest_->host(e);
     ++seen_[static_cast<std::size_t>(e.kind)];
     recent_.push(e);
     ++index_;
@@ -77,10 +81,13 @@ void Engine::finish() {
     observers_.finish_eois(model_);
     model_.finish();
     dispatch_completed_ipis();
+    if (guest_) guest_->finish();
     for (const auto& c : checks_) c->finish(ctx_);
     for (std::size_t i = before_end; i < r_.findings.size(); ++i) r_.findings[i].at_end = true;
+    // (the guest rules have nothing to judge, and nothing to say, without a guest trace)
     for (const auto& c : checks_)
-        if (!c->cases()) r_.not_judged.push_back({c->rule(), c->not_judged(seen_)});
+        if (!c->cases() && (guest_ || !c->subscriptions().guest)) r_.not_judged.push_back({c->rule(), c->not_judged(seen_)});
+    if (guest_) r_.guest = guest_->take();
     observers_.finish(model_);
 }
 
@@ -96,6 +103,21 @@ void Engine::recover(const Effect& fx, std::size_t found) {
     for (int x : {fx.vector, fx.expected, fx.in_service, static_cast<int>(fx.drop_irr), v.lapic.isr().highest()})
         if (x >= 0 && x < apic::kVectors) involved.set(x);
     follow_ons_.event(slot, fx.outcome == Outcome::Injected, fx.vector, involved, findings, found);
+}
+
+// A guest handler under the wrong vector shows twice: unexplained under the vector it
+// names, and the injection it was for unhandled later. The second is the first's
+// follow-on.
+void Engine::dispatch_guest(const GuestOutcome& o) {
+    auto& findings = r_.findings;
+    const std::size_t found = findings.size();
+    for (Check* c : on_guest_) c->on_guest(o, ctx_);
+    if (findings.size() == found) return;
+    if (o.kind == GuestOutcome::Kind::Unexplained && o.waiting_vector >= 0)
+        misplaced_handlers_[o.waiting_injection.record] = found;
+    if (o.kind == GuestOutcome::Kind::Unhandled)
+        if (const auto it = misplaced_handlers_.find(o.injection.record); it != misplaced_handlers_.end())
+            for (std::size_t i = found; i < findings.size(); ++i) findings[i].caused_by = it->second;
 }
 
 // A send is decided when its sender enters again; a receiver may have shown the fault

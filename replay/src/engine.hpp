@@ -2,12 +2,14 @@
 // subscribed to its kind and to the observers (replay/README.md, "Structure").
 #pragma once
 #include <array>
+#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "drop_windows.hpp"
 #include "follow_ons.hpp"
+#include "guest/guest_tracker.hpp"
 #include "model/model.hpp"
 #include "observe/observers.hpp"
 #include "rules/check.hpp"
@@ -44,6 +46,7 @@ private:
         if (!model_.completed().empty()) dispatch_ipis();
     }
     void dispatch_ipis();
+    void dispatch_guest(const GuestOutcome& o);
     void adopt_earlier(std::size_t root, VmId vm, VcpuId vcpu, int vector);
     void recover(const Effect& fx, std::size_t found);
 
@@ -57,7 +60,9 @@ private:
     RuleContext ctx_;
     // per event kind: the checks subscribed before / after the model applies it
     std::array<std::vector<Check*>, kKinds> before_, after_;
-    std::vector<Check*> on_ipi_;
+    std::vector<Check*> on_ipi_, on_guest_;
+    std::unique_ptr<GuestTracker> guest_;  // with a guest trace
+    std::map<std::uint64_t, std::size_t> misplaced_handlers_;  // injection record → the finding of the handler that took its place
     FollowOns follow_ons_;
     DropWindows drops_;
     std::size_t index_ = 0;  // of the next event fed

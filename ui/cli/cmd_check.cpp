@@ -120,7 +120,7 @@ void print_not_judged(const ReplayResult& r, bool& said) {
 void print_root(const Finding& f, const Trace& t) {
     const auto& info = rule_info(f.rule);
     if (f.diagnosis) std::cout << diagnosis_sentence(f, t) << "\n  ";
-    std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << ' ' << at_record(t, f.record) << ": expected " << f.expected
+    std::cout << info.id << ' ' << who(f) << " at " << ts_text(f.ts) << ' ' << finding_place(f, t) << ": expected " << f.expected
               << "; observed " << f.observed;
     for (const auto& [rec, what] : f.chain) std::cout << " [" << at_record(t, rec) << ": " << what << "]";
     if (!f.resync.empty()) std::cout << "; model re-synchronized: " << f.resync;
@@ -242,6 +242,7 @@ Json finding_json(const Finding& f, const Trace& t) {
         jf["ts_ns"] = f.ts.value();
         jf["record"] = f.record;
         line(jf, f.record);
+        if (f.guest_record) jf["guest_record"] = *f.guest_record;
         jf["expected"] = f.expected;
         jf["observed"] = f.observed;
         Json chain = Json::array();
@@ -319,15 +320,13 @@ int run(const CheckOptions& a) {
         if (!a.guest.empty()) throw UsageError("--guest cannot be used with --follow (the guest's trace is matched to the whole host trace)");
         return run_follow(a);
     }
-    // with a guest trace, the host's events are held (both are walked together) and the
-    // info of its Other events kept: kvm_write_tsc_offset's fields align the clocks
-    LoadOptions load;
-    load.other_event_info = !a.guest.empty();
-    const pipeline::Checked c = pipeline::check({readable_trace(a.trace), a.serial, load}, a.replay,
-                                                a.guest.empty() ? pipeline::Hold::AsNeeded : pipeline::Hold::Whole);
+    const pipeline::Checked c =
+        pipeline::check({readable_trace(a.trace), a.serial, {}, a.guest.empty() ? std::string() : readable_trace(a.guest)}, a.replay);
     if (c.serial && !a.json) std::cerr << "irqflow: serial " << a.serial << ": " << c.serial->method << "\n";
+    if (c.guest && !a.json)
+        for (const auto& n : c.guest->meta.notes) std::cerr << "irqflow: note: " << a.guest << ": " << n << "\n";
     std::optional<GuestReport> guest;
-    if (!a.guest.empty()) guest = guest_report(c.trace, a.guest);
+    if (c.guest) guest = GuestReport{a.guest, c.guest_clock, *c.result.guest};
     if (a.json) print_json(c.result, c.trace, guest ? &*guest : nullptr);
     else {
         print_text(c.result, c.trace, shown_name(a.trace));

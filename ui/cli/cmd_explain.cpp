@@ -106,7 +106,7 @@ void print_finding(const ReplayResult& r, std::size_t i, const Trace& t) {
     const Finding& f = r.findings[i];
     std::cout << rule_info(f.rule).id << " vm" << f.vm.value() << "/"
               << (f.vcpu == kUnknownVcpu ? std::string("-") : "vcpu" + std::to_string(f.vcpu.value())) << " at "
-              << record_name(t, f.record) << ": expected " << f.expected << "; observed " << f.observed << "\n";
+              << finding_place(f, t) << ": expected " << f.expected << "; observed " << f.observed << "\n";
     if (f.caused_by) std::cout << "a follow-on of the root finding at " << record_name(t, r.findings[*f.caused_by].record) << "\n";
     if (!f.resync.empty()) std::cout << "the model then adopted what the trace showed: " << f.resync << "\n";
 }

@@ -31,41 +31,25 @@ Json latency_json(const replay::Latency& l) {
     return Json{{"n", l.count}, {"p50_ns", l.p50}, {"p90_ns", l.p90}, {"p99_ns", l.p99}, {"max_ns", l.max}};
 }
 
-Json misses_json(const std::vector<replay::GuestMatch::Miss>& v, const char* record_key) {
-    Json a = Json::array();
-    for (const auto& m : v) a.push_back({{record_key, m.record}, {"ts_ns", m.ts.value()}, {"vcpu", m.vcpu.value()}, {"vector", m.vector}});
-    return a;
-}
-
 }  // namespace
-
-GuestReport guest_report(const Trace& host, const std::string& given) {
-    GuestReport g;
-    g.shown = given;
-    GuestTrace trace = load_guest_trace(readable_trace(given));
-    g.clock = align_guest_clock(host, trace);
-    if (g.clock.method == GuestClock::Method::None)
-        throw InputError(given, {}, "its events cannot be put on the host trace's clock: " + g.clock.detail);
-    g.match = replay::match_guest(host, trace, g.clock.vm);
-    return g;
-}
 
 void print_guest_report(const GuestReport& g) {
     const auto& m = g.match;
     std::printf("\nguest %s: %s\n", g.shown.c_str(), g.clock.detail.c_str());
     std::printf("guest handlers: %llu/%llu (%s) injections reached their vector's handler in the guest",
                 static_cast<unsigned long long>(m.matched), static_cast<unsigned long long>(m.injections), percent(m.matched, m.injections).c_str());
-    std::printf("; %llu did not", static_cast<unsigned long long>(m.unhandled));
-    for (std::size_t i = 0; i < m.unhandled_first.size() && i < 3; ++i)
-        std::printf("%s record %llu (vCPU %d, 0x%02x)", i ? "," : ":", static_cast<unsigned long long>(m.unhandled_first[i].record),
-                    m.unhandled_first[i].vcpu.value(), m.unhandled_first[i].vector);
-    std::printf("\n  %llu/%llu handler entries explained by an injection waiting on their vCPU; %llu not",
-                static_cast<unsigned long long>(m.explained), static_cast<unsigned long long>(m.handlers),
-                static_cast<unsigned long long>(m.unexplained));
-    for (std::size_t i = 0; i < m.unexplained_first.size() && i < 3; ++i)
-        std::printf("%s guest record g%llu (vCPU %d, 0x%02x)", i ? "," : ":", static_cast<unsigned long long>(m.unexplained_first[i].record),
-                    m.unexplained_first[i].vcpu.value(), m.unexplained_first[i].vector);
+    std::printf("; %llu did not (GUEST-INJECTION-UNHANDLED)", static_cast<unsigned long long>(m.unhandled));
+    std::printf("\n  %llu/%llu handler entries explained by a delivery waiting on their vCPU", static_cast<unsigned long long>(m.explained),
+                static_cast<unsigned long long>(m.handlers));
+    if (m.explained_by_accept) std::printf(" (%llu by an accept alone: the trace shows no injection on that vCPU)", static_cast<unsigned long long>(m.explained_by_accept));
+    std::printf("; %llu not (GUEST-HANDLER-UNEXPLAINED)", static_cast<unsigned long long>(m.unexplained));
+    if (m.handlers_not_judged)
+        std::printf(", %llu not judged (the host's trace lost events since their vector's last delivery, or may have begun after it)", static_cast<unsigned long long>(m.handlers_not_judged));
     if (m.unmapped) std::printf("; %llu device handlers of IRQs with no vector in the guest trace", static_cast<unsigned long long>(m.unmapped));
+    if (m.silent)
+        std::printf("\n  not judged: %llu injections with nothing in the guest's trace on their vCPU until the vector's next injection "
+                    "(a hole in it; the host saw %llu of their EOIs)",
+                    static_cast<unsigned long long>(m.silent), static_cast<unsigned long long>(m.silent_eoied));
     if (m.untraced) {
         std::printf("\n  not judged: %llu injections of vectors the guest's trace has no handler event for (", static_cast<unsigned long long>(m.untraced));
         const char* sep = "";
@@ -102,11 +86,13 @@ Json guest_report_json(const GuestReport& g) {
                 {"injections", m.injections},
                 {"matched", m.matched},
                 {"unhandled", m.unhandled},
-                {"unhandled_first", misses_json(m.unhandled_first, "record")},
+                {"silent", m.silent},
+                {"silent_eoied", m.silent_eoied},
                 {"handlers", m.handlers},
                 {"explained", m.explained},
+                {"explained_by_accept", m.explained_by_accept},
                 {"unexplained", m.unexplained},
-                {"unexplained_first", misses_json(m.unexplained_first, "guest_record")},
+                {"handlers_not_judged", m.handlers_not_judged},
                 {"unmapped", m.unmapped},
                 {"untraced", m.untraced},
                 {"untraced_vectors", m.untraced_vectors},

@@ -16,9 +16,6 @@ struct GuestReport {
     replay::GuestMatch match;
 };
 
-// Reads and aligns the guest trace and matches it to the host's (whose events and Other
-// events' info must be loaded); a guest trace that cannot be aligned is an InputError.
-GuestReport guest_report(const Trace& host, const std::string& given);
 void print_guest_report(const GuestReport& g);
 ui::Json guest_report_json(const GuestReport& g);
 

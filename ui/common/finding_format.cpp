@@ -8,6 +8,11 @@ std::string record_name(const Trace& t, std::uint64_t record) {
     return s;
 }
 
+std::string finding_place(const replay::Finding& f, const Trace& t) {
+    if (!f.guest_record) return record_name(t, f.record);
+    return "guest record g" + std::to_string(*f.guest_record) + " (after " + record_name(t, f.record) + ")";
+}
+
 replay::RecordName record_namer(const Trace& t) {
     return [&t](std::uint64_t r) { return record_name(t, r); };
 }
@@ -23,6 +28,7 @@ Json explanation_json(const replay::Explanation& x, const Trace& t) {
     j["vector"] = x.vector >= 0 ? Json(x.vector) : Json(nullptr);
     j["vcpu"] = json_id(x.vcpu, kUnknownVcpu);
     j["records"] = {x.from, x.to};
+    if (x.guest_record) j["guest_record"] = *x.guest_record;
     if (const auto from = t.line_of(x.from), to = t.line_of(x.to); from && to) j["lines"] = {*from, *to};
     if (x.cause == replay::Cause::WrongField) {
         j["field"] = x.field;

@@ -12,6 +12,9 @@ namespace irqflow::ui {
 
 // "record 12", and for text input "record 12 (line 40)": where to look in the file.
 std::string record_name(const Trace& t, std::uint64_t record);
+// Where a finding is: its record, or for one about the guest's trace its guest record
+// and the host's record before it ("guest record g12965 (after record 149326)").
+std::string finding_place(const replay::Finding& f, const Trace& t);
 replay::RecordName record_namer(const Trace& t);
 
 // The diagnosis sentence of a finding ("" when it has none).

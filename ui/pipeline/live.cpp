@@ -54,7 +54,7 @@ void LiveCheck::tick(const LiveProgress& source) {
 }
 
 Checked LiveCheck::finish() {
-    Checked c{names_, std::nullopt, {}};
+    Checked c{.trace = names_};
     c.result = replay_->finish();
     const auto& fs = c.result.findings;
     for (; seen_ < fs.size(); ++seen_) pending_.push_back({seen_, fed_, horizon_});

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "irqflow/capture/follow.hpp"
+#include "irqflow/capture/guest.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -24,15 +25,17 @@
 namespace irqflow::pipeline {
 
 // A trace to read: a path the readers can open (a pipe already copied to a file), the
-// guest's console log to align with it (optional), how to load it.
+// guest's console log to align with it (optional), the guest's own trace to put on its
+// clock and replay beside it (optional; a readable path too), how to load it.
 struct Source {
     std::string trace;
     std::string serial;
     LoadOptions load;
+    std::string guest{};
 };
 
 // The stages after the trace is known, for a progress display.
-enum class Stage { Serial, Replay };
+enum class Stage { Serial, Guest, Replay };
 
 // What a caller may watch while a trace goes through. Every hook is optional.
 struct Watch {
@@ -62,19 +65,22 @@ private:
 
 
 // A trace checked: the trace (its events only when it was held whole), the serial log
-// aligned with it, the replay's result.
+// aligned with it, the guest's trace on its clock and how it got there, the replay's result.
 struct Checked {
     Trace trace;
-    std::optional<SerialLog> serial;
-    replay::ReplayResult result;
+    std::optional<SerialLog> serial{};
+    std::optional<GuestTrace> guest{};
+    GuestClock guest_clock{};
+    replay::ReplayResult result{};
 };
 
-// How a check holds the trace. Streamed unless the serial log (whose alignment needs
-// every event) or the caller needs the events afterwards.
+// How a check holds the trace. Streamed unless the serial log or the guest's trace
+// (whose alignments need every event) or the caller needs the events afterwards.
 enum class Hold { AsNeeded, Whole };
 
-// Reads the trace whole and aligns the serial log, if any, with it. With a first-pass
-// hook the trace is streamed into memory so that the hook sees events at once.
+// Reads the trace whole and aligns the serial log and the guest's trace, if any, with
+// it (a guest trace that cannot be aligned is an InputError naming it). With a
+// first-pass hook the trace is streamed into memory so that the hook sees events at once.
 Checked load(const Source& source, const Watch& watch = {});
 // Check a trace: load (or stream) it and replay every vCPU.
 Checked check(const Source& source, const replay::ReplayOptions& options, Hold hold = Hold::AsNeeded, const Watch& watch = {});

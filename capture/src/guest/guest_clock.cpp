@@ -4,7 +4,8 @@
 // host's TSC plus the offset KVM programs for its vCPU (kvm_write_tsc_offset says which,
 // and when). A host that records with `-C tsc2nsec` stamps with its own TSC and stores
 // how libtracecmd turns that into ns (TSC2NSEC). So guest cycles − offset = host cycles,
-// and host cycles × mult >> shift = the host trace's time of the same instant: exact.
+// and host cycles × mult >> shift = the host trace's time of the same instant: exact. A
+// host recorded with `-C x86-tsc` keeps the cycles themselves (mult 1, shift 0).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -47,10 +48,12 @@ GuestClock align_guest_clock(const Trace& host, GuestTrace& guest) {
         c.unaligned = guest.events.size();
         return c;
     };
-    if (!host.meta.tsc2nsec)
+    // A host recorded (or reported) in x86-tsc cycles: its times are the TSC itself.
+    const bool cycles = !host.meta.tsc2nsec && host.meta.clock == "x86-tsc";
+    if (!host.meta.tsc2nsec && !cycles)
         return none("the host trace's times are not TSC cycles (clock '" + host.meta.clock +
-                    "', no TSC2NSEC): record the host with `trace-cmd record -C tsc2nsec`");
-    const TscToNs conv = *host.meta.tsc2nsec;
+                    "', no TSC2NSEC): record the host with `trace-cmd record -C tsc2nsec` (or -C x86-tsc)");
+    const TscToNs conv = cycles ? TscToNs{.mult = 1, .shift = 0, .offset = 0} : *host.meta.tsc2nsec;
     // trace-cmd writes 0 here; what libtracecmd does with another offset was never seen
     // in a capture, so it is not guessed at
     if (conv.offset != 0 || conv.mult == 0 || conv.shift > 63)
@@ -119,7 +122,8 @@ GuestClock align_guest_clock(const Trace& host, GuestTrace& guest) {
     c.method = GuestClock::Method::Tsc;
     c.vm = VmId(*vms.begin());
     c.detail = "tsc: exact; " + offsets + " (" + std::to_string(writes) + " kvm_write_tsc_offset on vCPUs " + vcpu_list(with_offsets) +
-               "), host TSC2NSEC x" + std::to_string(conv.mult) + " >> " + std::to_string(conv.shift) + "; " + std::to_string(c.aligned) +
+               (cycles ? std::string("), host times in TSC cycles") : "), host TSC2NSEC x" + std::to_string(conv.mult) + " >> " + std::to_string(conv.shift)) +
+               "; " + std::to_string(c.aligned) +
                " guest events on vCPUs " + vcpu_list(covered) + " aligned";
     if (!missing.empty())
         c.detail += ", " + std::to_string(c.unaligned) + " on vCPUs " + vcpu_list(missing) + " not (no offset for them in the host trace)";

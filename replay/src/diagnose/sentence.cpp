@@ -15,7 +15,9 @@ const char* to_string(Cause c) {
     return "?";
 }
 
-std::string kind_name(const Explanation& x) { return std::string(kind_info(x.kind).name); }
+std::string kind_name(const Explanation& x) {
+    return x.guest_event.empty() ? std::string(kind_info(x.kind).name) : "guest's " + x.guest_event;
+}
 
 namespace {
 
@@ -57,7 +59,8 @@ std::string sentence(const Explanation& x, const RecordName& where) {
     if (x.vcpu != kUnknownVcpu) who += "/vcpu" + std::to_string(x.vcpu.value());
     if (!who.empty()) who += ": ";
     const std::string what = kind_name(x) + (x.vector >= 0 ? " of " + vec(x.vector) : "");
-    const std::string at = where(x.from) + " (" + seconds(x.from_ts) + ")";
+    const std::string at = x.guest_record ? "guest record g" + std::to_string(*x.guest_record) + " (" + seconds(x.from_ts) + ")"
+                                          : where(x.from) + " (" + seconds(x.from_ts) + ")";
     const std::string until = where(x.to) + " (" + seconds(x.to_ts) + ")";
     std::string s;
     switch (x.cause) {

@@ -1,7 +1,8 @@
 // A rule's check: one file per rule id (replay/src/rules/<ID>.cpp, listed in rules.def).
 // A check subscribes to the event kinds it needs and is called, in rules.def order,
 // before the model applies an event (it reads the state the event found), after it
-// (the state it left), and for each IPI whose deliveries are complete. It keeps its own
+// (the state it left), for each IPI whose deliveries are complete, and for what the
+// guest tracker decided when the replay has the guest's trace. It keeps its own
 // state and writes nothing but findings.
 #pragma once
 #include <array>
@@ -13,6 +14,7 @@
 
 #include "../model/effect.hpp"
 #include "../model/model.hpp"
+#include "../guest/guest_outcome.hpp"
 #include "../model/registers.hpp"
 #include "../observe/evidence.hpp"
 #include "recent_events.hpp"
@@ -42,7 +44,8 @@ class Check {
 public:
     struct Subscriptions {
         std::vector<EventKind> before, after;
-        bool ipis = false;  // on_ipi
+        bool ipis = false;   // on_ipi
+        bool guest = false;  // on_guest: what the guest tracker decided (with a guest trace only)
     };
 
     explicit Check(RuleId id) : id_(id) {}
@@ -52,6 +55,7 @@ public:
     virtual void before(const Event&, const Effect&, const RuleContext&) {}
     virtual void after(const Event&, const Effect&, const RuleContext&) {}
     virtual void on_ipi(const IpiSend&, const RuleContext&) {}
+    virtual void on_guest(const GuestOutcome&, const RuleContext&) {}
     // The model gained vCPUs (a live stream revealed them, Model::add_vcpu): a rule
     // with per-vCPU state makes room for them.
     virtual void vcpus(std::size_t) {}

@@ -60,6 +60,10 @@ struct Explanation {
     std::int64_t seen = 0, expected = 0;
     std::string expected_text{};  // when the expected value is a description, not one value
     std::string why{};  // the evidence in words ("0xfb was still in service when …")
+    // An event of the guest's own trace (ReplayOptions::guest): its trace point, and for
+    // an extra one its guest record (from/to are then the host's records around it).
+    std::string guest_event{};
+    std::optional<std::uint64_t> guest_record{};
     std::vector<std::uint64_t> evidence{};  // the records it rests on
     double weight = 0;  // how strongly the evidence supports it (0..1), for ordering
 };
@@ -77,6 +81,9 @@ struct Finding {
     VcpuId vcpu = kUnknownVcpu;
     TimestampNs ts;
     std::uint64_t record = 0;  // raw record index (trace-cmd report line)
+    // A finding about an event of the guest's trace: its record there (`record` is then
+    // the host's last record before it).
+    std::optional<std::uint64_t> guest_record{};
     std::string expected;
     std::string observed;
     // Records that built the expectation, oldest first, with what each did.

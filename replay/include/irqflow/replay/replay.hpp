@@ -13,6 +13,8 @@
 
 #include "irqflow/capture/trace.hpp"
 #include "irqflow/replay/finding.hpp"
+#include "irqflow/replay/guest_match.hpp"
+#include "irqflow/replay/latency.hpp"
 #include "irqflow/replay/vector_set.hpp"
 
 namespace irqflow::replay {
@@ -37,6 +39,12 @@ const char* to_string(IpiKind k);  // "PV IPI hypercall", "ICR write", "Hyper-V 
 
 struct ReplayOptions {
     PvEoiSemantics semantics = PvEoiSemantics::Auto;
+    // The guest's own trace, already on the host's clock (align_guest_clock), and the
+    // host's VM it is: its handlers are matched to the host's deliveries, the GUEST-*
+    // rules judge them and ReplayResult::guest counts them (README.md, "Guest
+    // handlers"). Must outlive the replay.
+    const GuestTrace* guest = nullptr;
+    VmId guest_vm = kUnknownVm;
     bool collect_details = false;  // fill ReplayResult::interrupts and ::ipis (storage and the GUI want them)
     bool collect_latency = true;   // keep latency samples for the percentiles
     std::int64_t no_eoi_threshold_ns = 1'000'000'000;   // LIVE-NO-EOI
@@ -51,11 +59,6 @@ struct ReplayOptions {
     int accept_loop_silent = 2;                         //   and as many when the vCPU shows nothing at all
 };
 
-// Latency samples summarized.
-struct Latency {
-    std::uint64_t count = 0;
-    std::int64_t p50 = 0, p90 = 0, p99 = 0, max = 0;  // ns
-};
 
 // The counters of a replay. Which of them `check --json`, the database and the GUI
 // show, and under which key, is declared once in statistics.hpp.
@@ -186,6 +189,7 @@ struct ReplayResult {
     std::vector<VcpuState> final_state;
     // Rules that had no case to judge (rules.def order): "0 findings" says nothing of them.
     std::vector<NotJudged> not_judged;
+    std::optional<GuestMatch> guest;  // with ReplayOptions::guest
     std::uint64_t divergences() const;
     std::uint64_t liveness_failures() const;
     std::uint64_t follow_ons() const;  // findings an earlier root explains (Finding::caused_by)
