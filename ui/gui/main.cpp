@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
     if (o.height == 0 && C)
         o.height = static_cast<int>(compare_plot_height(*S, U->filter) + compare_plot_height(*SB, C->filter_b) + (with_panels ? kPanelsHeight : 0));
     if (o.height == 0)
-        o.height = S ? static_cast<int>(Layout::fitted_height(U->filter.row_count()) + (with_panels ? kPanelsHeight : 0)) : 800;
+        o.height = S ? static_cast<int>(Layout::fitted_height(U->filter.row_count(), S->tl.has_guest()) + (with_panels ? kPanelsHeight : 0)) : 800;
 
     if (!glfwInit()) {
         std::fprintf(stderr, "irqflow-gui: cannot initialise GLFW (no display? run under xvfb-run)\n");
@@ -264,13 +264,13 @@ int main(int argc, char** argv) {
             glfwSwapBuffers(win);
             continue;
         }
-        const float plot_h = with_panels ? std::max(Layout::fitted_height(u.filter.row_count()), static_cast<float>(fh) - kPanelsHeight)
+        const float plot_h = with_panels ? std::max(Layout::fitted_height(u.filter.row_count(), tl.has_guest()), static_cast<float>(fh) - kPanelsHeight)
                                          : static_cast<float>(fh);
         // the key of colours docks right of the lanes: the lanes end where it begins
         if (u.show_legend && u.legend.empty()) u.legend = legend(tl);
         const float key_w = u.show_legend ? legend_dock_width(u.legend, static_cast<float>(fw)) : 0;
         const Layout layout{static_cast<float>(fw) - key_w, plot_h, u.nav.view().t0, u.nav.view().t1,
-                            Layout::fit_lane_height(plot_h, u.filter.row_count())};
+                            Layout::fit_lane_height(plot_h, u.filter.row_count(), tl.has_guest()), tl.has_guest()};
         if (!offscreen) input.frame(win, *S, u, layout);
         const auto draw_start = std::chrono::steady_clock::now();
         ImDrawList* timeline_dl = ImGui::GetBackgroundDrawList();

@@ -46,6 +46,10 @@ std::optional<int> parse_args(int argc, char** argv, Options& o) {
         ->needs(compare_arg);
     app.add_option("SESSION", o.src.db_session, "with a database: the session's id or name (left out: pick one)");
     app.add_option("--serial", o.src.serial, "the guest's serial console log of the same run")->type_name("LOG")->excludes(compare_arg);
+    app.add_option("--guest", o.src.guest,
+                   "the guest's own trace of the same run (irq_vectors, irq_handler_*): its handlers drawn in each vCPU's lane")
+        ->type_name("GUEST")
+        ->excludes(compare_arg);
     app.add_option("--range", o.range, std::string("show this time span first: A:B, each ") + ui::kTimeSyntax + ", A < B")
         ->type_name("A:B")
         ->check(CLI::Validator(

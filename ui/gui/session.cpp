@@ -8,6 +8,7 @@
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/storage/database.hpp"
+#include "guest_spans.hpp"
 #include "pipeline.hpp"
 
 namespace irqflow::gui {
@@ -66,12 +67,14 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
     if (is_database(src.path)) {
         if (!src.serial.empty())
             throw storage::StorageError(storage::redacted_uri(src.path) + ": a stored session carries its own serial lines; --serial is for trace files");
+        if (!src.guest.empty())
+            throw storage::StorageError(storage::redacted_uri(src.path) + ": --guest is for trace files (a stored session does not keep the guest's trace yet)");
         read_stored(src, *s, progress);
     } else {
         if (!src.db_session.empty())
             throw InputError(src.path, {InputPosition::Unit::Byte, 0}, "not an irqflow database, so it has no session \"" + src.db_session + "\"");
         s->title = src.path;
-        pipeline::Source source{src.path, src.serial, {}};
+        pipeline::Source source{src.path, src.serial, {}, src.guest};
         source.load.headers_checked = src.headers_checked;
         // Streamed in two passes (capture/README.md, "Streaming"): the first feeds the
         // overview the window shows at once, the second the events, attributed, into the
@@ -84,16 +87,19 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
             progress.stage = 1;
             while (progress.hold_after_overview && !progress.resume) std::this_thread::sleep_for(std::chrono::milliseconds(5));
         };
-        watch.entered = [&progress](pipeline::Stage stage) { progress.stage = stage == pipeline::Stage::Serial ? 2 : 3; };
+        watch.entered = [&progress](pipeline::Stage stage) { progress.stage = stage == pipeline::Stage::Replay ? 3 : 2; };
         replay::ReplayOptions ro;
         ro.collect_details = true;
         auto c = pipeline::check(source, ro, pipeline::Hold::Whole, watch);
         s->trace = std::move(c.trace);
         s->serial = std::move(c.serial);
+        s->guest = std::move(c.guest);
+        s->guest_vm = c.guest_clock.vm;
         s->replay = std::move(c.result);
     }
     progress.stage = 4;
     s->tl = build_timeline(s->trace, s->replay, s->serial ? &*s->serial : nullptr);
+    if (s->guest) add_guest_spans(s->tl, *s->guest, s->guest_vm);
     progress.stage = 5;
     s->index = std::make_unique<StateIndex>(s->trace);
     progress.stage = kLoadDone;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "irqflow/capture/guest.hpp"
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/capture/trace.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -21,6 +22,7 @@ struct SessionSource {
     std::string path;        // trace.dat / report text, or an irqflow database
     std::string db_session;  // id or name in the database ("" = its only session)
     std::string serial;      // serial log for a trace file
+    std::string guest;       // the guest's own trace of the same run, for a trace file
     bool headers_checked = false;  // check_trace_headers ran on the main thread (see LoadOptions)
 };
 
@@ -29,13 +31,15 @@ struct Session {
     std::string title;  // what the window calls it
     Trace trace;
     std::optional<SerialLog> serial;
+    std::optional<GuestTrace> guest;  // on the host's clock
+    VmId guest_vm = kUnknownVm;
     replay::ReplayResult replay;
     Timeline tl;
     std::unique_ptr<StateIndex> index;
 };
 
 // Loading stages, for a progress screen while a loader thread works.
-inline constexpr const char* kLoadStages[] = {"reading (first pass)", "reading the events", "aligning the serial log", "replaying",
+inline constexpr const char* kLoadStages[] = {"reading (first pass)", "reading the events", "aligning the serial log and the guest's trace", "replaying",
                                               "building the timeline", "indexing APIC states", "ready"};
 inline constexpr int kLoadDone = 6;
 struct LoadProgress {

@@ -99,6 +99,15 @@ private:
     std::vector<std::array<std::int64_t, 3>> before_{{}};
 };
 
+// A handler the guest ran, from its own trace (guest_spans.hpp): entry → exit on the
+// host's clock.
+struct GuestSpan {
+    std::int64_t start, end;
+    int vector;               // -1: a device IRQ whose vector the guest's trace never said
+    std::uint32_t name;       // in Timeline::guest_names ("local_timer", "virtio0 (irq 10, 0x22)")
+    std::int64_t inject_ts;   // the injection of its vector before it on this vCPU, 0 if none
+};
+
 struct Lane {
     VmId vm;
     VcpuId vcpu;
@@ -128,6 +137,8 @@ struct Lane {
         std::int64_t start, end;
     };
     std::vector<Span> unsynced;
+    std::vector<GuestSpan> guest;  // by start; empty without the guest's trace
+    TimeIndex guest_index;
 };
 struct Arrow {
     std::int64_t ts;
@@ -160,7 +171,10 @@ struct Timeline {
     std::vector<SerialMark> serial;
     std::map<std::string, std::uint32_t> exit_colors;  // each exit reason in the trace, its tick colour
     std::vector<LostGap> gaps;  // by end (the markers' order)
+    std::vector<std::string> guest_names;  // of the guest spans
+    bool guest = false;                    // the guest's trace is there: every lane has a row for its handlers
     std::int64_t t0 = 0, t1 = 1;
+    bool has_guest() const { return guest; }
 };
 
 // The vector-dependent layers of every lane (ISR bars, markers) and the IPI arrows,
@@ -207,14 +221,18 @@ struct Layout {
     float width, height;
     std::int64_t t0, t1;
     float lane_height = kLaneHeight;
+    bool guest = false;  // each lane has a row for the guest's handlers (Timeline::has_guest)
     static constexpr float kGutter = 90, kTop = 24, kLaneHeight = 72, kBandHeight = 10, kTickHeight = 8, kIsrRow = 12;
+    static constexpr float kGuestRow = 12;  // added under the markers when there is a guest row
     static constexpr float kSerialRoom = 40;  // below the lanes: the serial row
     float x(std::int64_t ts) const { return kGutter + (width - kGutter) * static_cast<float>(ts - t0) / static_cast<float>(t1 - t0); }
     // The time at pixel column x (x from the window's left edge).
     std::int64_t time_at(float px) const {
         return t0 + static_cast<std::int64_t>(static_cast<double>(px - kGutter) / static_cast<double>(width - kGutter) * static_cast<double>(t1 - t0));
     }
-    float scale() const { return lane_height / kLaneHeight; }
+    // A lane's height at scale 1.
+    static constexpr float base(bool guest) { return kLaneHeight + (guest ? kGuestRow : 0); }
+    float scale() const { return lane_height / base(guest); }
     float band_height() const { return kBandHeight * scale(); }
     float tick_height() const { return kTickHeight * scale(); }
     float isr_row() const { return kIsrRow * scale(); }
@@ -226,14 +244,17 @@ struct Layout {
     float isr_y(int lane, int depth) const { return tick_y(lane) + tick_height() + 2 + static_cast<float>(depth - 1) * isr_row(); }
     float serial_y(int lanes) const { return lane_top(lanes) + 4; }
     float unsynced_y(int lane) const { return lane_top(lane + 1) - 5; }  // a 2-pixel strip above the rule under the lane
+    // the guest's handler spans: under the markers (isr_y(lane, 4) holds them), above the unsynced strip
+    float guest_y(int lane) const { return isr_y(lane, 4) + 8 * scale(); }
+    float guest_height() const { return (kGuestRow - 2) * scale(); }
     // The lane height that fills `plot_height` with `rows` lanes and the serial row:
     // never below kLaneHeight, never above three times it (rows that tall only spread out).
-    static float fit_lane_height(float plot_height, int rows) {
-        if (rows <= 0) return kLaneHeight;
-        return std::clamp((plot_height - kTop - kSerialRoom) / static_cast<float>(rows), kLaneHeight, 3 * kLaneHeight);
+    static float fit_lane_height(float plot_height, int rows, bool guest = false) {
+        if (rows <= 0) return base(guest);
+        return std::clamp((plot_height - kTop - kSerialRoom) / static_cast<float>(rows), base(guest), 3 * base(guest));
     }
     // The plot height that fits `rows` lanes of kLaneHeight.
-    static float fitted_height(int rows) { return kTop + kLaneHeight * static_cast<float>(rows) + kSerialRoom; }
+    static float fitted_height(int rows, bool guest = false) { return kTop + base(guest) * static_cast<float>(rows) + kSerialRoom; }
 };
 
 // Lane of each (vm, vcpu) the trace attributes events to; -1 for host-only events.

@@ -1,6 +1,7 @@
 #include "timeline_view.hpp"
 
 #include "column_runs.hpp"
+#include "guest_spans_view.hpp"
 #include "serial_labels.hpp"
 
 #include <imgui.h>
@@ -197,6 +198,7 @@ void draw_timeline(ImDrawList* dl, const Timeline& tl, const Filter& filter, con
                 }
             }
         }
+        if (L.guest) draw_guest_spans(dl, tl, lane, L, ox, oy, l, only ? only->vector : -1, strips);
         // injections (down triangles; hollow pink: L1 into L2) and EOIs: real EOI a bar, PV EOI a hollow diamond.
         // When they would crowd (more than one per 4 pixels), two density strips instead:
         // injections (white) above EOIs (yellow real, blue PV), from the first few
