@@ -335,3 +335,23 @@ TEST_CASE("check --guest names the injection whose guest handler is gone, and th
           std::string::npos);
     CHECK(text.out.find("GUEST-HANDLER-UNEXPLAINED vm0/vcpu2 at 63.057055812 guest record g12965 (after record 149326)") != std::string::npos);
 }
+
+TEST_CASE("stats --guest puts check's stage table under the trace's counts, and refuses a host trace off the TSC", "[guest][cli][samples]") {
+    const auto with = nlohmann::json::parse(
+        run(cli() + " stats " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat") + " --json").out);
+    const auto without = nlohmann::json::parse(run(cli() + " stats " + sample("hostguest.dat") + " --json").out);
+    // the counts are the trace's, read whole or streamed
+    CHECK(with.at("records") == without.at("records"));
+    CHECK(with.at("exits_by_reason") == without.at("exits_by_reason"));
+    CHECK(!without.contains("guest"));
+    // the stages are check's
+    const auto checked = check_guest(sample("hostguest-guest.dat"));
+    CHECK(with.at("guest").at("latency") == checked.at("guest").at("latency"));
+    const auto text = run(cli() + " stats " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat"));
+    CHECK(text.status == 0);
+    CHECK(text.out.find("latency (µs)  accept → inject         inject → handler        handler run               handler → EOI") !=
+          std::string::npos);
+    const auto refused = run(cli() + " stats " + sample("pveoi-on.dat") + " --guest " + sample("hostguest-guest.dat"), true);
+    CHECK(refused.status == 2);
+    CHECK(refused.out.find("hostguest-guest.dat: its events cannot be put on the host trace's clock") != std::string::npos);
+}

@@ -7,6 +7,7 @@
 #include "findings_model.hpp"
 #include "go_to.hpp"
 #include "guest_spans.hpp"
+#include "hover.hpp"
 #include "gui_window.hpp"
 #include "helpers.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
@@ -925,6 +926,37 @@ TEST_CASE("with --guest each vCPU lane shows the guest's handlers under the ISR 
     CHECK(matching == spans);
     REQUIRE(arrows >= 1);
     CHECK(drawn == arrows);
+
+    // the tooltip of a handler: its name and vector, when it began after its injection, how long it ran
+    const gui::GuestSpan* first = nullptr;
+    int first_lane = -1;
+    for (int l = 0; l < 4 && !first; ++l)
+        for (const auto& s : tl.lanes[static_cast<std::size_t>(l)].guest)
+            if (s.start > a && s.end < b && s.inject_ts && L.x(s.end) - L.x(s.start) >= 6) {
+                first = &s;
+                first_lane = l;
+                break;
+            }
+    REQUIRE(first);
+    const int hx = static_cast<int>((L.x(first->start) + L.x(first->end)) / 2), hy = static_cast<int>(L.guest_y(first_lane) + 3);
+    std::string printed;
+    shoot("--range 59.9404:59.9418 --size " + std::to_string(w) + "x" + std::to_string(h) + " --print-view --hover " + std::to_string(hx) + ":" +
+              std::to_string(hy) + " --guest '" + sample("hostguest-guest.dat") + "' '" + sample("hostguest.dat") + "'",
+          "guest-hover", "--screenshot", &printed);
+    INFO(printed);
+    char want[96];
+    std::snprintf(want, sizeof want, "vm0/vcpu%d guest handler %s (0x%02x)", first_lane, tl.guest_names[first->name].c_str(), first->vector);
+    CHECK(printed.find("hover " + std::string(want)) != std::string::npos);  // (--print-view prints a tooltip's first line)
+    gui::SessionSource src;
+    src.path = sample("hostguest.dat");
+    src.guest = sample("hostguest-guest.dat");
+    gui::LoadProgress progress;
+    const auto session = gui::load_session(src, progress);
+    const auto lines = gui::hover_lines(*session, gui::Filter::all(session->tl), nullptr, L, static_cast<float>(hx), static_cast<float>(hy));
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0] == want);
+    CHECK(lines[1].find(" after the injection") != std::string::npos);
+    CHECK(lines[2].rfind("ran ", 0) == 0);
 
     // a stored session keeps no guest trace yet: --guest with a database says so
     const auto db = scratch("guest-gui.db");

@@ -4,6 +4,8 @@
 #include <iostream>
 
 #include "args.hpp"
+#include "guest_report.hpp"
+#include "pipeline.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/summary.hpp"
 #include "json.hpp"
@@ -53,7 +55,7 @@ void print_exit_table(std::ostream& o, const std::map<std::string, ExitTime>& ti
           << " not timed: no entry of the vCPU followed before the trace ended or a lost-event gap began)\n";
 }
 
-void print_json(const Trace& t, const TraceSummary& s) {
+void print_json(const Trace& t, const TraceSummary& s, const GuestReport* guest) {
     Json j;
     j["source"] = shown_name(t.meta.source);
     j["format"] = t.meta.format;
@@ -85,6 +87,7 @@ void print_json(const Trace& t, const TraceSummary& s) {
     j["vcpus"] = std::move(vcpus);
     j["warnings"] = t.meta.warnings;
     j["notes"] = t.meta.notes;
+    if (guest) j["guest"] = guest_report_json(*guest);
     std::cout << json_text(j) << '\n';
 }
 
@@ -134,7 +137,7 @@ void print_text(const Trace& t, const TraceSummary& s) {
 
 void add_stats(CLI::App& app, Commands& out) {
     struct Options {
-        std::string trace;
+        std::string trace, guest;
         bool json = false;
         int vcpu = -1;
     };
@@ -145,15 +148,32 @@ void add_stats(CLI::App& app, Commands& out) {
     add_trace(*c, a->trace);
     add_vcpu(*c, a->vcpu)->description("only this vCPU's exit table (perf kvm stat report --vcpu N), decimal; --json always has every vCPU under \"vcpus\"");
     c->add_flag("--json", a->json, "one JSON document (times in ns)");
+    add_guest(*c, a->guest)->description("the guest's own trace of the same run: each vector's delivery stage by stage across both sides "
+                                         "(accept, injection, the guest's handler, its run, the EOI)");
     c->footer(examples({"irqflow stats samples/pveoi-on.dat", "irqflow stats samples/pveoi-on.dat --vcpu 1",
-                        "irqflow stats trace.dat --json | jq .exit_time_by_reason"}));
+                        "irqflow stats trace.dat --json | jq .exit_time_by_reason",
+                        "irqflow stats samples/hostguest.dat --guest samples/hostguest-guest.dat"}));
     out.emplace_back(c, [a] {
+        if (!a->guest.empty()) {  // the host's events held and replayed with the guest's (pipeline::check)
+            const pipeline::Checked k = pipeline::check({readable_trace(a->trace), {}, {}, readable_trace(a->guest)}, {});
+            if (a->vcpu >= 0) check_vcpu(k.trace, a->trace, a->vcpu);
+            Summarizer summarizer(k.trace);
+            k.trace.events.for_each([&](const Event& e) { summarizer.add(e); });
+            const TraceSummary s = summarizer.finish();
+            const GuestReport g{a->guest, k.guest_clock, *k.result.guest};
+            if (a->json) return print_json(k.trace, s, &g), kExitOk;
+            if (a->vcpu >= 0) print_vcpu_text(k.trace, s, a->vcpu);
+            else print_text(k.trace, s);
+            std::printf("\nguest %s: %s\n", a->guest.c_str(), g.clock.detail.c_str());
+            print_guest_latency(g.match);
+            return kExitOk;
+        }
         TraceStream stream(readable_trace(a->trace));  // streamed: memory per vCPU, not per event
         if (a->vcpu >= 0) check_vcpu(stream.trace(), a->trace, a->vcpu);
         Summarizer summarizer(stream.trace());
         stream.each_event([&](const Event& e) { summarizer.add(e); });
         const TraceSummary s = summarizer.finish();
-        if (a->json) print_json(stream.trace(), s);
+        if (a->json) print_json(stream.trace(), s, nullptr);
         else if (a->vcpu >= 0) print_vcpu_text(stream.trace(), s, a->vcpu);
         else print_text(stream.trace(), s);
         return kExitOk;

@@ -61,6 +61,10 @@ void print_guest_report(const GuestReport& g) {
     }
     std::printf("\n  EOI before the handler %llu, inside it %llu, after it %llu\n", static_cast<unsigned long long>(m.eoi_before_handler),
                 static_cast<unsigned long long>(m.eoi_inside_handler), static_cast<unsigned long long>(m.eoi_after_handler));
+    print_guest_latency(m);
+}
+
+void print_guest_latency(const replay::GuestMatch& m) {
     if (m.latency.empty()) return;
     std::printf("\nlatency (µs)  %-24s  %-24s  %-24s  %s\n", "accept → inject", "inject → handler", "handler run", "handler → EOI");
     std::printf("  vector %7s %8s %8s  %7s %8s %8s  %7s %8s %8s  %7s %8s %8s\n", "n", "p50", "p99", "n", "p50", "p99", "n", "p50", "p99", "n",

@@ -17,6 +17,9 @@ struct GuestReport {
 };
 
 void print_guest_report(const GuestReport& g);
+// The delivery stage by stage per vector, both sides: accept → inject → handler entry,
+// the handler's run, handler entry → EOI.
+void print_guest_latency(const replay::GuestMatch& m);
 ui::Json guest_report_json(const GuestReport& g);
 
 }  // namespace irqflow::cli

@@ -176,6 +176,25 @@ std::vector<std::string> hover_lines(const Session& s, const Filter& filter, con
                                                                     : "PV EOI (no exit) of ";
             out.push_back(std::string(who) + " " + what + vec(m->vector) + " at " + at(m->ts));
         }
+        return out;
+    }
+    const float gy = L.guest_y(row);
+    if (L.guest && ly >= gy && ly < gy + L.guest_height()) {  // the guest's handlers (guest_spans.hpp)
+        const int vector = only ? only->vector : -1;
+        const GuestSpan* hit = nullptr;
+        const auto& spans = lane.guest;
+        const std::size_t from = lane.guest_index.lower(lo);
+        // the innermost under the pointer: a span starting there, else one from before still running
+        for (std::size_t i = from; i < spans.size() && spans[i].start <= hi; ++i)
+            if (vector < 0 || spans[i].vector == vector) hit = &spans[i];
+        constexpr std::size_t kLookBack = 64;  // handlers nest a few deep: one running at lo began a few spans back
+        for (std::size_t i = from; !hit && i > 0 && from - i < kLookBack; --i)
+            if (spans[i - 1].end >= lo && (vector < 0 || spans[i - 1].vector == vector)) hit = &spans[i - 1];
+        if (hit) {
+            out.push_back(std::string(who) + " guest handler " + tl.guest_names[hit->name] + (hit->vector >= 0 ? " (" + vec(hit->vector) + ")" : ""));
+            out.push_back("entered " + at(hit->start) + (hit->inject_ts ? ", " + duration(hit->start - hit->inject_ts) + " after the injection" : std::string()));
+            out.push_back("ran " + duration(hit->end - hit->start));
+        }
     }
     return out;
 }
