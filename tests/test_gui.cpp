@@ -958,10 +958,14 @@ TEST_CASE("with --guest each vCPU lane shows the guest's handlers under the ISR 
     CHECK(lines[1].find(" after the injection") != std::string::npos);
     CHECK(lines[2].rfind("ran ", 0) == 0);
 
-    // a stored session keeps no guest trace yet: --guest with a database says so
+    // stored with its guest side, the session draws the same pixels; --guest beside a
+    // database is refused (the session carries its own)
     const auto db = scratch("guest-gui.db");
-    REQUIRE(run(cli() + " import '" + sample("hostguest.dat") + "' --db '" + db.string() + "'").status == 0);
+    std::filesystem::remove(db);
+    REQUIRE(run(cli() + " import '" + sample("hostguest.dat") + "' --guest '" + sample("hostguest-guest.dat") + "' --db '" + db.string() + "'").status == 0);
+    Image stored = shoot("--range 59.9404:59.9418 --size " + std::to_string(w) + "x" + std::to_string(h) + " '" + db.string() + "'", "guest-db");
+    CHECK(stored.px == img.px);
     const auto refused = run_gui("--guest '" + sample("hostguest-guest.dat") + "' --screenshot '" + scratch("no.png").string() + "' '" + db.string() + "'");
     CHECK(refused.status != 0);
-    CHECK(refused.out.find("--guest is for trace files") != std::string::npos);
+    CHECK(refused.out.find("a stored session carries its own guest trace") != std::string::npos);
 }

@@ -122,7 +122,7 @@ std::filesystem::path stage() {
         const auto r = run("trace-cmd report '" + sample("xapic.dat") + "' | sed 77701d > '" + edited.string() + "'");
         REQUIRE(r.status == 0);
     }
-    std::filesystem::remove(dir / "s.db");
+    for (const char* db : {"s.db", "hostguest.db"}) std::filesystem::remove(dir / db);
     return dir;
 }
 

@@ -1,5 +1,7 @@
 #include "session_rows.hpp"
 
+#include "guest_rows.hpp"
+
 #include <algorithm>
 #include <map>
 #include <variant>
@@ -51,6 +53,16 @@ void write_replay(TableSink& out, std::int64_t id, const ReplayResult& r) {
     std::vector<Latency> lat;
     for (const auto& [stage, m] : {std::pair{"accept_to_inject", &r.stats.accept_to_inject}, std::pair{"inject_to_eoi", &r.stats.inject_to_eoi}})
         for (const auto& [vec, l] : *m) lat.push_back({stage, static_cast<std::int64_t>(vec), &l});
+    // with the guest's trace, each vector's stages across both sides (the delivery_latency view's)
+    if (r.guest)
+        for (const auto& [vec, l] : r.guest->latency) {
+            const std::pair<const char*, const replay::Latency*> stages[] = {{"guest_accept_to_inject", &l.accept_to_inject},
+                                                                             {"guest_inject_to_handler", &l.inject_to_entry},
+                                                                             {"guest_handler_run", &l.entry_to_exit},
+                                                                             {"guest_handler_to_eoi", &l.entry_to_eoi}};
+            for (const auto& [stage, x] : stages)
+                if (x->count) lat.push_back({stage, static_cast<std::int64_t>(vec), x});
+        }
     out.rows("latency", {"session", "vector", "stage", "samples", "p50_ns", "p90_ns", "p99_ns", "max_ns"}, lat.size(), [&](Values& v, std::size_t k) {
         const auto& x = lat[k];
         v.add(id).add(x.vector).add(std::string_view(x.stage)).add(static_cast<std::int64_t>(x.l->count));
@@ -106,7 +118,7 @@ void write_replay(TableSink& out, std::int64_t id, const ReplayResult& r) {
         v.add(id).add(x.ipi).add(static_cast<std::int64_t>(x.apic)).add(x.expected ? 1 : 0).add(x.received ? 1 : 0);
     });
     // a finding's id is its index in the replay's findings: caused_by names the root's
-    out.rows("findings", {"session", "id", "rule", "severity", "vm", "vcpu", "ts_ns", "record", "expected", "observed", "caused_by", "resync"},
+    out.rows("findings", {"session", "id", "rule", "severity", "vm", "vcpu", "ts_ns", "record", "expected", "observed", "caused_by", "resync", "guest_record"},
              r.findings.size(), [&](Values& v, std::size_t n) {
                  const auto& x = r.findings[n];
                  const auto& info = replay::rule_info(x.rule);
@@ -116,6 +128,7 @@ void write_replay(TableSink& out, std::int64_t id, const ReplayResult& r) {
                  v.add(x.caused_by ? std::optional<std::int64_t>(static_cast<std::int64_t>(*x.caused_by)) : std::nullopt);
                  if (x.resync.empty()) v.null();
                  else v.add(std::string_view(x.resync));
+                 v.add(x.guest_record ? std::optional<std::int64_t>(static_cast<std::int64_t>(*x.guest_record)) : std::nullopt);
              });
     struct Link {
         std::int64_t finding, ord;
@@ -150,7 +163,7 @@ void write_replay(TableSink& out, std::int64_t id, const ReplayResult& r) {
 }  // namespace
 
 void write_session_rows(TableSink& out, std::int64_t id, const Trace& t, const SessionMeta& meta, const ExitTimes& exits,
-                        const ReplayResult& r, const SerialLog* serial) {
+                        const ReplayResult& r, const SerialLog* serial, const GuestSide* guest) {
     out.rows("event_names", {"session", "id", "name"}, t.name_count(), [&](Values& v, std::size_t i) {
         v.add(id).add(static_cast<std::int64_t>(i)).add(std::string_view(t.name(static_cast<std::uint16_t>(i))));
     });
@@ -195,6 +208,7 @@ void write_session_rows(TableSink& out, std::int64_t id, const Trace& t, const S
         v.add(id).add(std::string_view(meta.tags[i].first)).add(std::string_view(meta.tags[i].second));
     });
     write_replay(out, id, r);
+    if (guest) write_guest_rows(out, id, *guest);
     // what session_rates adds up, from the rows just written
     std::int64_t injections = 0, eois = 0, pv_eois = 0;
     for (const auto& i : r.interrupts) {

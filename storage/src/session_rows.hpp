@@ -12,6 +12,6 @@
 namespace irqflow::storage {
 
 void write_session_rows(TableSink& out, std::int64_t session, const Trace& trace, const SessionMeta& meta, const ExitTimes& exits,
-                        const replay::ReplayResult& replay, const SerialLog* serial);
+                        const replay::ReplayResult& replay, const SerialLog* serial, const GuestSide* guest);
 
 }  // namespace irqflow::storage

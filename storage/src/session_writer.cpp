@@ -28,10 +28,10 @@ struct SessionWriter::Impl {
         if (++progress.done % 65536 == 0 && on_progress) on_progress(progress);
     }
 
-    std::int64_t finish(const Trace& t, const replay::ReplayResult& r, const SerialLog* serial) {
+    std::int64_t finish(const Trace& t, const replay::ReplayResult& r, const SerialLog* serial, const GuestSide* guest) {
         exit_times.finish();
         sink->end_events();
-        write_session_rows(sink->tables(), sink->id(), t, meta, exit_times, r, serial);
+        write_session_rows(sink->tables(), sink->id(), t, meta, exit_times, r, serial, guest);
         sink->commit(first_ts, last_ts, records, replay::to_string(r.semantics));
         if (on_progress) on_progress(progress);
         return sink->id();
@@ -52,8 +52,8 @@ SessionWriter::SessionWriter(Store& db, const std::string& name, const SessionMe
     : impl_(std::make_unique<Impl>(db, name, meta, sha256, std::move(progress), expected_events, clash)) {}
 SessionWriter::~SessionWriter() = default;
 void SessionWriter::add(const Event& e) { impl_->add(e); }
-std::int64_t SessionWriter::finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial) {
-    return impl_->finish(trace, replay, serial);
+std::int64_t SessionWriter::finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial, const GuestSide* guest) {
+    return impl_->finish(trace, replay, serial, guest);
 }
 std::int64_t SessionWriter::session_id() const { return impl_->sink->id(); }
 const std::string& SessionWriter::session_name() const { return impl_->sink->name(); }
@@ -61,10 +61,10 @@ std::uint64_t SessionWriter::records() const { return impl_->records; }
 
 std::int64_t Store::import_session(const std::string& name, const Trace& trace, const std::string& sha256, const replay::ReplayResult& replay,
                                    const SerialLog* serial, const std::function<void(const ImportProgress&)>& progress, NameClash clash,
-                                   const SessionMeta* meta) {
+                                   const SessionMeta* meta, const GuestSide* guest) {
     SessionWriter w(*this, name, meta ? *meta : SessionMeta(trace.meta), sha256, progress, trace.events.size(), clash);
     trace.events.for_each([&w](const Event& e) { w.add(e); });
-    return w.finish(trace, replay, serial);
+    return w.finish(trace, replay, serial, guest);
 }
 
 }  // namespace irqflow::storage

@@ -39,11 +39,20 @@ inline std::string fresh_store_location(const std::string& backend, const std::s
     return backend == "postgresql" ? pg_schema_uri(name) : fresh_db(name + ".db").string();
 }
 
+// Version 10's additions undone: what the 9 → 10 migration starts from.
+inline constexpr const char* kUndoSchema10 =
+    "DROP VIEW delivery_latency; DROP TABLE guest_traces; DROP TABLE guest_events; ALTER TABLE findings DROP COLUMN guest_record; ";
+
+// Takes the schema at `uri` back to version 9 (the guest's side not there yet).
+inline void pg_back_to_schema_9(const std::string& uri) {
+    storage::PgConnection(uri).exec(std::string(kUndoSchema10) + "UPDATE irqflow_schema SET version = 9");
+}
+
 // Takes the schema at `uri` back to version 7 as that release made it (no ipi_counts,
 // its ipi_fanout grouping every IPI row): what the 7 → 8 migration starts from.
 inline void pg_back_to_schema_7(const std::string& uri) {
     storage::PgConnection c(uri);
-    c.exec("DROP VIEW exits_per_reason_all; DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, '0x' || lpad(to_hex(vector), 2, '0') AS vector, "
+    c.exec(std::string(kUndoSchema10) + "DROP VIEW exits_per_reason_all; DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, '0x' || lpad(to_hex(vector), 2, '0') AS vector, "
            "destinations, count(*) AS ipis, sum((delivered != destinations)::int) AS mismatched FROM ipis GROUP BY session, kind, vector, destinations; "
            "UPDATE irqflow_schema SET version = 7");
 }

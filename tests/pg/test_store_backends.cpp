@@ -15,7 +15,10 @@
 #include "irqflow/replay/replay.hpp"
 #include "irqflow/storage/sha256.hpp"
 #include "irqflow/storage/store.hpp"
+#include "pipeline.hpp"
 #include "trace_builder.hpp"
+
+#include <nlohmann/json.hpp>
 
 using namespace irqflow;
 using namespace irqflow::test;
@@ -215,9 +218,9 @@ TEST_CASE("schema 8: ipi_fanout reads ipi_counts, counted at import, and a versi
     } else {
         sqlite3* raw = nullptr;
         REQUIRE(sqlite3_open(where.c_str(), &raw) == SQLITE_OK);
-        CHECK(sqlite3_exec(raw, "DROP VIEW exits_per_reason_all; DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, printf('0x%02x', vector) AS vector, "
+        CHECK(sqlite3_exec(raw, (std::string(kUndoSchema10) + "DROP VIEW exits_per_reason_all; DROP VIEW ipi_fanout; DROP TABLE ipi_counts; CREATE VIEW ipi_fanout AS SELECT session, kind, printf('0x%02x', vector) AS vector, "
                  "destinations, count(*) AS ipis, sum(delivered != destinations) AS mismatched FROM ipis GROUP BY session, kind, vector, destinations; "
-                 "PRAGMA user_version = 7", nullptr, nullptr, nullptr) == SQLITE_OK);
+                 "PRAGMA user_version = 7").c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
         sqlite3_close(raw);
     }
     const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
@@ -316,3 +319,61 @@ TEST_CASE("a stored session reads back as the trace it came from and replays the
     CHECK_THROWS_WITH(d.load_session("no-such-session"), Catch::Contains("no session \"no-such-session\""));
 }
 
+
+TEST_CASE("schema 10: the guest's side is stored, reads back, replays the same and draws delivery_latency, and a version-9 store migrates", "[storage][guest][samples]") {
+    const std::string backend = GENERATE(as<std::string>{}, "sqlite", "postgresql");
+    INFO(backend);
+    const std::string where = fresh_store_location(backend, "guestside");
+    {  // a store of version 9 holding a session: the migration adds the guest's side empty
+        const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
+        import_sample(*store, "pveoi-on.dat");
+    }
+    if (backend == "postgresql") {
+        pg_back_to_schema_9(where);
+    } else {
+        sqlite3* raw = nullptr;
+        REQUIRE(sqlite3_open(where.c_str(), &raw) == SQLITE_OK);
+        CHECK(sqlite3_exec(raw, (std::string(kUndoSchema10) + "PRAGMA user_version = 9").c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
+        sqlite3_close(raw);
+    }
+    {
+        const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
+        CHECK(one(*store, "SELECT count(*) FROM guest_events") == "0");
+        CHECK(one(*store, "SELECT count(*) FROM findings WHERE guest_record IS NOT NULL") == "0");
+        CHECK(one(*store, "SELECT count(*) FROM delivery_latency") == "0");
+    }
+    // import the host+guest pair through the CLI, as a user does
+    const auto r = run(cli() + " import " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat") + " --db '" + where + "'", true);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
+    CHECK(one(*store, "SELECT count(*) FROM guest_events WHERE session = 2") == "26573");
+    CHECK(one(*store, "SELECT method || ' ' || vm || ' ' || aligned FROM guest_traces WHERE session = 2") == "tsc 0 26573");
+    CHECK(one(*store, "SELECT count(*) FROM guest_events WHERE session = 2 AND name = 'irq_handler_entry' AND irq_name IS NULL") == "0");
+    // the per-vector stages are check --guest's, to the ns
+    const auto checked = nlohmann::json::parse(run(cli() + " check " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat") + " --json").out);
+    const auto& lat = checked.at("guest").at("latency");
+    for (const char* v : {"0xec", "0xfb", "0x22"}) {
+        INFO(v);
+        const std::string row = one(*store, std::string("SELECT handled || ' ' || inject_to_handler_p50_ns || ' ' || handler_run_p99_ns FROM delivery_latency "
+                                                        "WHERE session = 2 AND vector = '") + v + "'");
+        const auto& l = lat.at(v);
+        CHECK(row == std::to_string(l.at("inject_to_handler").at("n").get<long long>()) + " " +
+                         std::to_string(l.at("inject_to_handler").at("p50_ns").get<long long>()) + " " +
+                         std::to_string(l.at("handler_run").at("p99_ns").get<long long>()));
+    }
+    // read back: the guest's events as they were, and the replay matches them the same
+    const auto replayed = pipeline::replay_stored(*store, "2");
+    REQUIRE(replayed.stored.guest);
+    CHECK(replayed.stored.guest->trace.events.size() == 26573);
+    CHECK(replayed.stored.guest->clock.method == GuestClock::Method::Tsc);
+    REQUIRE(replayed.result.guest);
+    CHECK(replayed.result.guest->matched == 13267);
+    CHECK(replayed.result.guest->handlers == 13271);
+    CHECK(replayed.result.guest->unexplained == 0);
+    CHECK(replayed.result.findings.empty());
+    // rm takes the guest's rows too
+    CHECK(store->remove_session("2"));
+    CHECK(one(*store, "SELECT count(*) FROM guest_events") == "0");
+    CHECK(one(*store, "SELECT count(*) FROM guest_traces") == "0");
+}

@@ -101,7 +101,7 @@ private:
 };
 
 struct ImportOptions {
-    std::string trace, db, name, serial;
+    std::string trace, db, name, serial, guest;
     replay::ReplayOptions replay;
     std::string host, guest_kernel, qemu_cmdline;
     std::vector<std::string> tags;  // key=value
@@ -145,8 +145,9 @@ storage::SessionMeta session_meta(const ImportOptions& a, const TraceMeta& trace
 int import(const ImportOptions& a) {
     const std::string& db = a.db;
     pipeline::ImportRequest q;
-    q.source = {readable_trace(a.trace), a.serial, {}};
+    q.source = {readable_trace(a.trace), a.serial, {}, a.guest.empty() ? std::string() : readable_trace(a.guest)};
     q.shown = shown_name(q.source.trace);
+    q.guest_shown = a.guest;
     // by default the file's name as given ("-": stdin), never the temporary copy of a pipe
     q.name = !a.name.empty() ? a.name : a.trace == "-" ? "stdin" : std::filesystem::path(a.trace).filename().string();
     // A name the user chose is theirs: taken, it is an error; the file's name gets -2, -3…
@@ -278,6 +279,8 @@ void add_import(CLI::App& app, Commands& out) {
                                           "postgresql://[USER@]HOST[:PORT]/DB (password from PGPASSWORD or ~/.pgpass)");
     c->add_option("--name", a->name, "the session's name (default: the file's name; a taken name is refused)")->type_name("NAME");
     add_serial(*c, a->serial);
+    add_guest(*c, a->guest)->description("the guest's own trace of the same run (irq_vectors, irq_handler_*): stored beside the host's, "
+                                         "its handlers matched to the host's deliveries (SQL: guest_events, delivery_latency)");
     add_semantics(*c, a->replay.semantics);
     c->add_option("--host", a->host, "the host the trace was recorded on (default: the trace's, trace.dat records it)")->type_name("NAME");
     c->add_option("--guest-kernel", a->guest_kernel, "the guest's kernel release (default: from the --serial log's banner)")->type_name("RELEASE");

@@ -64,7 +64,7 @@ int push(const PushOptions& a) {
         const auto meta = stored_meta(*from, stored);
         try {
             const auto id = to->import_session(s.name, stored.trace, s.sha256, r, stored.serial.lines.empty() ? nullptr : &stored.serial, {},
-                                               storage::NameClash::Suffix, &meta);
+                                               storage::NameClash::Suffix, &meta, stored.guest ? &*stored.guest : nullptr);
             std::cout << "pushed session " << s.id << " \"" << s.name << "\" (" << stored.trace.records() << " events) as session " << id << "\n";
             ++pushed;
         } catch (const storage::StorageError&) {

@@ -56,6 +56,10 @@ void read_stored(const SessionSource& src, Session& s, LoadProgress& progress) {
     s.title = db.where() + " [" + run.stored.info.name + "]";
     s.trace = std::move(run.stored.trace);
     if (!run.stored.serial.lines.empty()) s.serial = std::move(run.stored.serial);
+    if (run.stored.guest) {
+        s.guest = std::move(run.stored.guest->trace);
+        s.guest_vm = run.stored.guest->clock.vm;
+    }
     s.replay = std::move(run.result);
 }
 
@@ -68,7 +72,7 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
         if (!src.serial.empty())
             throw storage::StorageError(storage::redacted_uri(src.path) + ": a stored session carries its own serial lines; --serial is for trace files");
         if (!src.guest.empty())
-            throw storage::StorageError(storage::redacted_uri(src.path) + ": --guest is for trace files (a stored session does not keep the guest's trace yet)");
+            throw storage::StorageError(storage::redacted_uri(src.path) + ": a stored session carries its own guest trace; --guest is for trace files");
         read_stored(src, *s, progress);
     } else {
         if (!src.db_session.empty())

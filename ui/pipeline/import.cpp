@@ -35,14 +35,17 @@ Imported TraceImport::into(storage::Store& store, Steps& steps) {
     auto progress = [&steps](const storage::ImportProgress& p) { steps.progress(p.done, p.total); };
     Imported out;
     out.name = q.name;
-    if (!q.source.serial.empty()) {  // aligning the serial log needs the whole trace (capture/README.md, "Streaming")
+    if (!q.source.serial.empty() || !q.source.guest.empty()) {  // aligning either needs the whole trace (capture/README.md, "Streaming")
         steps.begin("loading and replaying " + q.shown);
         Checked c = check(q.source, q.replay);
         c.trace.meta.source = q.shown;
         steps.end();
         steps.begin("storing");
-        const auto meta = q.meta(c.trace.meta, &*c.serial);
-        out.id = store.import_session(q.name, c.trace, hashed(), c.result, &*c.serial, progress, q.clash, &meta);
+        const auto meta = q.meta(c.trace.meta, c.serial ? &*c.serial : nullptr);
+        std::optional<storage::GuestSide> guest;
+        if (c.guest) guest = storage::GuestSide{q.guest_shown, std::move(*c.guest), c.guest_clock};
+        out.id = store.import_session(q.name, c.trace, hashed(), c.result, c.serial ? &*c.serial : nullptr, progress, q.clash, &meta,
+                                      guest ? &*guest : nullptr);
         steps.end();
         for (const auto& s : store.sessions())
             if (s.id == out.id) out.name = s.name;

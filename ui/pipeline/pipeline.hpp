@@ -200,6 +200,7 @@ public:
 struct ImportRequest {
     Source source;
     std::string shown;      // the trace's name as the user gave it (a pipe's copy means nothing later)
+    std::string guest_shown{};  // the guest trace's (source.guest), likewise
     std::string name;       // the session's
     storage::NameClash clash = storage::NameClash::Suffix;
     replay::ReplayOptions replay;

@@ -27,12 +27,20 @@ void to_8(PgConnection& c) {
 // 8 → 9: exits_per_reason_all, a view over exit_counts (no rows to move).
 void to_9(PgConnection& c) { c.exec(kExitsPerReasonAllView); }
 
+// 9 → 10: the guest's side (guest_traces, guest_events: partitioned per session as
+// every per-session table; no rows to move), findings.guest_record, delivery_latency.
+void to_10(PgConnection& c) {
+    c.exec(pg_table("guest_traces").ddl + ";\n" + pg_table("guest_events").ddl + ";\nALTER TABLE findings ADD COLUMN guest_record bigint;\n" +
+           pg_delivery_latency_view_ddl());
+}
+
 }  // namespace
 
 void pg_migrate_step(PgConnection& c, int from) {
     switch (from) {
     case 7: to_8(c); break;
     case 8: to_9(c); break;
+    case 9: to_10(c); break;
     default: throw StorageError(c.where() + ": no PostgreSQL migration from schema version " + std::to_string(from));
     }
     c.exec("UPDATE irqflow_schema SET version = " + std::to_string(from + 1));

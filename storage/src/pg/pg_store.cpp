@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "../event_tables.hpp"
+#include "../guest_rows.hpp"
 #include "../session_builder.hpp"
 #include "pg_migrations.hpp"
 #include "pg_schema.hpp"
@@ -257,6 +258,14 @@ StoredSession PgStore::load_session(const std::string& id_or_name, const std::fu
     for (const auto& r : c_.query("SELECT line, ts_ns, alignment, text FROM serial_lines WHERE session = " + sid + " ORDER BY line").rows)
         b.serial_line(to_i64(r[0]), r[1] ? std::optional<std::int64_t>(to_i64(r[1])) : std::nullopt, r[2].value_or(""), r[3].value_or(""));
     b.finish();
+    // the guest's side, if one was imported (guest_rows.hpp)
+    const auto header = c_.query(std::string("SELECT ") + kGuestTraceColumns + " FROM guest_traces WHERE session = " + sid).rows;
+    if (!header.empty())
+        out.guest = guest_side_from(header.front(),
+                                    c_.query(std::string("SELECT ") + kGuestEventColumns + " FROM guest_events WHERE session = " + sid +
+                                             " ORDER BY ts_ns IS NULL, coalesce(ts_ns, guest_ts_ns), record")
+                                        .rows,
+                                    b.where());
     if (progress) progress(p);
     return out;
 }

@@ -26,6 +26,8 @@ std::string pg_ipi_fanout_view_ddl() {
 )sql";
 }
 
+std::string pg_delivery_latency_view_ddl() { return delivery_latency_view("'0x' || lpad(to_hex(vector), 2, '0')"); }
+
 std::string pg_views_ddl() {
     // events, exits, intervals: generated for both; SQLite tests an integer for truth
     std::string sql = replaced(event_views_ddl(), "CASE WHEN halted THEN", "CASE WHEN halted <> 0 THEN");
@@ -45,6 +47,7 @@ std::string pg_views_ddl() {
   FROM findings f;
 )sql";
     sql += pg_ipi_fanout_view_ddl();
+    sql += pg_delivery_latency_view_ddl();
     return sql + session_compare_views_ddl(SqlDialect::Postgres);
 }
 

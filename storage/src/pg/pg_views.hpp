@@ -10,5 +10,7 @@ namespace irqflow::storage {
 std::string pg_views_ddl();
 // The ipi_fanout view alone, for the migration that changed it (pg_migrations.cpp).
 std::string pg_ipi_fanout_view_ddl();
+// delivery_latency alone, for the migration that added it.
+std::string pg_delivery_latency_view_ddl();
 
 }  // namespace irqflow::storage

@@ -180,7 +180,7 @@ bool Database::remove_session(const std::string& id_or_name) {
             rows.bind(1, range.i64(0)).bind(2, range.i64(1)).run();
         }
         for (const char* table : {"event_tables", "event_names", "gaps", "vcpus", "serial_lines", "exit_counts", "interrupts",
-                                  "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats", "session_tags", "session_totals", "ipi_counts"}) {
+                                  "latency", "ipis", "ipi_destinations", "findings", "finding_chain", "stats", "session_tags", "session_totals", "ipi_counts", "guest_traces", "guest_events"}) {
             Stmt d(db_, std::string("DELETE FROM ") + table + " WHERE session = ?1");
             d.bind(1, id).run();
         }

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "event_tables.hpp"
+#include "guest_rows.hpp"
 #include "irqflow/storage/database.hpp"
 #include "session_builder.hpp"
 #include "sqlite_util.hpp"
@@ -118,6 +119,24 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
                           sl.text(2), sl.text(3));
     }
     b.finish();
+    {  // the guest's side, if one was imported (guest_rows.hpp)
+        auto cells = [](Stmt& s, int n) {
+            QueryRow r;
+            for (int i = 0; i < n; ++i) r.push_back(sqlite3_column_type(s.get(), i) == SQLITE_NULL ? std::nullopt : std::optional<std::string>(s.text(i)));
+            return r;
+        };
+        Stmt gt(db_, std::string("SELECT ") + kGuestTraceColumns + " FROM guest_traces WHERE session = ?1");
+        gt.bind(1, id);
+        if (gt.row()) {
+            const QueryRow header = cells(gt, 9);
+            std::vector<QueryRow> events;
+            Stmt ge(db_, std::string("SELECT ") + kGuestEventColumns +
+                             " FROM guest_events WHERE session = ?1 ORDER BY ts_ns IS NULL, coalesce(ts_ns, guest_ts_ns), record");
+            ge.bind(1, id);
+            while (ge.row()) events.push_back(cells(ge, 10));
+            out.guest = guest_side_from(header, events, b.where());
+        }
+    }
     if (progress) progress(p);
     return out;
 }

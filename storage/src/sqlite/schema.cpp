@@ -218,6 +218,12 @@ CREATE VIEW ipi_fanout AS
         // 9: exits per reason over all of a VM's vCPUs, beside exits_per_reason's
         // per-vCPU rows (portable_views.hpp: PostgreSQL's too)
         kExitsPerReasonAllView,
+        // 10: the guest's own trace beside the host's (storage/SCHEMA.md, "guest_traces"):
+        // its events on the host's clock, how they got there, the guest_* stages in
+        // `latency` and the delivery_latency view over them; findings about a guest
+        // event name its guest record. NULL / no rows in sessions stored before.
+        std::string(kGuestTablesDdl) + "ALTER TABLE findings ADD COLUMN guest_record INTEGER;\n" +
+            delivery_latency_view("printf('0x%02x', vector)"),
     };
     return m;
 }

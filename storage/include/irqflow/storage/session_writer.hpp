@@ -25,7 +25,7 @@ public:
     // Every event in trace order, lost-event markers included.
     void add(const Event& e);
     // `trace` supplies names, VMs and vCPUs (its events are not read). Commits.
-    std::int64_t finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial);
+    std::int64_t finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial, const GuestSide* guest = nullptr);
     std::int64_t session_id() const;
     const std::string& session_name() const;  // as stored
     std::uint64_t records() const;  // events added so far, lost-event markers not counted

@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "irqflow/capture/guest.hpp"
 #include "irqflow/capture/serial.hpp"
 #include "irqflow/capture/trace.hpp"
 #include "irqflow/replay/replay.hpp"
@@ -21,7 +22,7 @@ namespace irqflow::storage {
 
 // The schema version this build writes; older files are migrated forward on open,
 // newer ones are refused untouched.
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 // Errors from the database (bad SQL, newer schema, duplicate import, I/O). `where` names
 // the file and, for SQL, the offset of the problem in the statement.
@@ -88,10 +89,19 @@ enum class NameClash { Suffix, Refuse };
 // (record numbers, attribution, lost-event markers), the VMs and vCPUs, and the
 // serial lines at their stored host time. Not kept: raw payloads of events irqflow
 // does not decode, and host thread names.
+// The guest's own trace of a session's run, on the host's clock (storage/SCHEMA.md,
+// "guest_traces", "guest_events"): imported beside the host's, read back with it.
+struct GuestSide {
+    std::string source;  // the guest trace as the user named it
+    GuestTrace trace;
+    GuestClock clock;
+};
+
 struct StoredSession {
     SessionInfo info;
     Trace trace;
     SerialLog serial;  // no lines when none were imported
+    std::optional<GuestSide> guest;  // when one was imported
     replay::PvEoiSemantics semantics = replay::PvEoiSemantics::Auto;
 };
 
@@ -127,7 +137,7 @@ public:
     // A whole trace in one call (tests, `push`); as SessionWriter.
     std::int64_t import_session(const std::string& name, const Trace& trace, const std::string& sha256, const replay::ReplayResult& replay,
                                 const SerialLog* serial, const std::function<void(const ImportProgress&)>& progress = {},
-                                NameClash clash = NameClash::Suffix, const SessionMeta* meta = nullptr);
+                                NameClash clash = NameClash::Suffix, const SessionMeta* meta = nullptr, const GuestSide* guest = nullptr);
 };
 
 // Whether `db` names a PostgreSQL server rather than an SQLite file.
