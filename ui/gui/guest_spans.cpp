@@ -79,7 +79,9 @@ void add_guest_spans(Timeline& tl, const GuestTrace& guest, VmId vm) {
         }
         }
     }
-    const std::int64_t end = guest.events.empty() ? tl.t1 : std::max(tl.t0, guest.events.back().ts.value());
+    std::int64_t end = tl.t0;  // the guest's last aligned event (the unaligned come last, on their own clock)
+    for (const GuestEvent& g : guest.events)
+        if (g.aligned) end = std::max(end, g.ts.value());
     for (auto& [cpu, stack] : open)
         for (const auto& o : stack) close(cpu, o, end);
     for (auto& L : tl.lanes) {

@@ -78,7 +78,8 @@ std::optional<int> GuestTracker::vcpu_of_apic(std::int64_t apic) const {
 void GuestTracker::ended(int vcpu, int vector, Delivery& d, HostAt until, bool at_end) {
     d.waiting = false;
     if (!d.judged || !d.injected) return;
-    const GuestCpu& cpu = cpus_[vcpu];
+    const auto found = cpus_.find(vcpu);
+    const GuestCpu cpu = found == cpus_.end() ? GuestCpu{} : found->second;
     if (cpu.seen == d.guest_seen) {  // nothing on that CPU since: a hole, or the guest's trace's end
         --m_.injections;
         if (!at_end) {
@@ -120,7 +121,8 @@ void GuestTracker::on_inject(const Event& e) {
     if (d.judged) ++m_.injections;
     d.waiting = d.injected = true;
     d.injection = {e.record, e.ts};
-    d.guest_seen = cpus_[c].seen;
+    const auto cpu = cpus_.find(c);  // (looked up, not inserted: host_first_ asks whether the guest showed it yet)
+    d.guest_seen = cpu == cpus_.end() ? 0 : cpu->second.seen;
     d.lost = lost_;
     d.accept_ts = accept;
 }
