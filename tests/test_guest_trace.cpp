@@ -14,6 +14,7 @@
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/guest.hpp"
 #include "irqflow/capture/readers.hpp"
+#include "irqflow/replay/replay.hpp"
 #include "mail_wrap.hpp"
 #include "text_helpers.hpp"
 
@@ -354,4 +355,54 @@ TEST_CASE("stats --guest puts check's stage table under the trace's counts, and 
     const auto refused = run(cli() + " stats " + sample("pveoi-on.dat") + " --guest " + sample("hostguest-guest.dat"), true);
     CHECK(refused.status == 2);
     CHECK(refused.out.find("hostguest-guest.dat: its events cannot be put on the host trace's clock") != std::string::npos);
+}
+
+TEST_CASE("host and guest on ns clocks of their own align from where the guest's events can be, within the bound the TSC's truth confirms",
+          "[guest][samples]") {
+    LoadOptions load;
+    load.other_event_info = true;
+    const Trace host = load_trace(sample("hostguest.dat"), load);
+    GuestTrace exact = load_guest_trace(sample("hostguest-guest.dat"));
+    REQUIRE(align_guest_clock(host, exact).method == GuestClock::Method::Tsc);
+    std::map<std::uint64_t, std::int64_t> truth;  // guest record → host ns
+    for (const auto& g : exact.events) truth[g.record] = g.ts.value();
+
+    // The same run as two ns clocks of their own would record it: the host's times kept
+    // but its TSC2NSEC forgotten (as on `local`), the guest's cycles turned into ns at
+    // the host's rate from the guest's own origin.
+    Trace ns_host = host;
+    ns_host.meta.tsc2nsec.reset();
+    ns_host.meta.clock = "local";
+    GuestTrace ns_guest = load_guest_trace(sample("hostguest-guest.dat"));
+    ns_guest.meta.clock = "local";
+    const TscToNs rate = *host.meta.tsc2nsec;
+    for (auto& g : ns_guest.events)
+        g.guest_ts = g.ts = TimestampNs(static_cast<std::int64_t>((static_cast<unsigned __int128>(g.guest_ts.value()) * rate.mult) >> rate.shift));
+    const GuestClock c = align_guest_clock(ns_host, ns_guest);
+    INFO(c.detail);
+    REQUIRE(c.method == GuestClock::Method::GuestTime);
+    CHECK(c.aligned == 26573);
+    CHECK(c.bound_ns > 0);
+    CHECK(c.bound_ns <= 15'000);  // the offsets that fit span 25.8 µs on this run
+    std::int64_t worst = 0;
+    for (const auto& g : ns_guest.events) worst = std::max(worst, std::abs(g.ts.value() - truth.at(g.record)));
+    INFO("worst error " << worst << " ns");
+    CHECK(worst <= c.bound_ns + 2);  // (+2: the two conversions' rounding)
+    // (the midpoint lands 1.8 µs from the truth; the bound is ±12.9 µs) and the check on
+    // these clocks says what it says on the TSC's
+    replay::ReplayOptions o;
+    o.guest = &ns_guest;
+    o.guest_vm = c.vm;
+    const auto r = replay::replay(ns_host, o);
+    REQUIRE(r.guest);
+    CHECK(r.guest->matched == 13267);
+    CHECK(r.guest->injections == 13267);
+    CHECK(r.guest->unexplained == 0);
+    CHECK(r.findings.empty());
+
+    // a guest in cycles beside a host in ns is refused, saying what to record
+    GuestTrace cycles = load_guest_trace(sample("hostguest-guest.dat"));
+    const GuestClock refused = align_guest_clock(ns_host, cycles);
+    CHECK(refused.method == GuestClock::Method::None);
+    CHECK(refused.detail.find("-C tsc2nsec") != std::string::npos);
 }

@@ -12,10 +12,11 @@ std::optional<std::int64_t> opt(std::int64_t v, bool present) { return present ?
 
 void write_guest_rows(TableSink& out, std::int64_t id, const GuestSide& g) {
     const GuestTrace& t = g.trace;
-    out.rows("guest_traces", {"session", "source", "format", "clock", "method", "detail", "vm", "aligned", "unaligned", "other_events"}, 1,
+    out.rows("guest_traces", {"session", "source", "format", "clock", "method", "bound_ns", "detail", "vm", "aligned", "unaligned", "other_events"}, 1,
              [&](Values& v, std::size_t) {
                  v.add(id).add(std::string_view(g.source)).add(std::string_view(t.meta.format)).add(std::string_view(t.meta.clock));
-                 v.add(std::string_view(g.clock.method == GuestClock::Method::Tsc ? "tsc" : "none")).add(std::string_view(g.clock.detail));
+                 v.add(std::string_view(g.clock.method == GuestClock::Method::Tsc ? "tsc" : "guest-time")).add(g.clock.bound_ns);
+                 v.add(std::string_view(g.clock.detail));
                  v.add(g.clock.vm.value()).add(g.clock.aligned).add(g.clock.unaligned).add(t.other_events);
              });
     out.rows("guest_events", {"session", "record", "ts_ns", "guest_ts_ns", "vcpu", "name", "vector", "irq", "irq_name", "target_cpu", "ret"},
@@ -60,17 +61,19 @@ GuestEventKind kind_of(const std::string& name, const std::string& where) {
 }  // namespace
 
 GuestSide guest_side_from(const QueryRow& tr, const std::vector<QueryRow>& events, const std::string& where) {
-    if (tr.size() != 9) throw StorageError(where + ": a guest_traces row of an unexpected shape");
+    if (tr.size() != 10) throw StorageError(where + ": a guest_traces row of an unexpected shape");
     GuestSide g;
     g.source = tr[0].value_or("");
     g.trace.meta.format = tr[1].value_or("");
     g.trace.meta.clock = tr[2].value_or("");
-    g.clock.method = tr[3].value_or("") == "tsc" ? GuestClock::Method::Tsc : GuestClock::Method::None;
-    g.clock.detail = tr[4].value_or("");
-    g.clock.vm = VmId(static_cast<std::int32_t>(required(tr[5], where)));
-    g.clock.aligned = static_cast<std::uint64_t>(required(tr[6], where));
-    g.clock.unaligned = static_cast<std::uint64_t>(required(tr[7], where));
-    g.trace.other_events = static_cast<std::uint64_t>(number(tr[8], where).value_or(0));
+    const std::string method = tr[3].value_or("");
+    g.clock.method = method == "tsc" ? GuestClock::Method::Tsc : method == "guest-time" ? GuestClock::Method::GuestTime : GuestClock::Method::None;
+    g.clock.bound_ns = number(tr[4], where).value_or(0);
+    g.clock.detail = tr[5].value_or("");
+    g.clock.vm = VmId(static_cast<std::int32_t>(required(tr[6], where)));
+    g.clock.aligned = static_cast<std::uint64_t>(required(tr[7], where));
+    g.clock.unaligned = static_cast<std::uint64_t>(required(tr[8], where));
+    g.trace.other_events = static_cast<std::uint64_t>(number(tr[9], where).value_or(0));
     std::map<std::string, std::uint16_t> name_ids;
     g.trace.events.reserve(events.size());
     for (const auto& row : events) {

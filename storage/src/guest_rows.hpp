@@ -12,7 +12,7 @@
 
 namespace irqflow::storage {
 
-inline constexpr const char* kGuestTraceColumns = "source, format, clock, method, detail, vm, aligned, unaligned, other_events";
+inline constexpr const char* kGuestTraceColumns = "source, format, clock, method, bound_ns, detail, vm, aligned, unaligned, other_events";
 inline constexpr const char* kGuestEventColumns = "record, ts_ns, guest_ts_ns, vcpu, name, vector, irq, irq_name, target_cpu, ret";
 
 // (the per-vector stages the replay measured against the guest are `latency` rows,

@@ -24,7 +24,7 @@ inline constexpr const char* kExitsPerReasonAllView = R"sql(CREATE VIEW exits_pe
 // `latency` named guest_*), the tables in both dialects' words (PostgreSQL's derived
 // from SQLite's).
 inline constexpr const char* kGuestTablesDdl = R"sql(CREATE TABLE guest_traces (session INTEGER NOT NULL PRIMARY KEY, source TEXT, format TEXT,
-  clock TEXT, method TEXT, detail TEXT, vm INTEGER, aligned INTEGER, unaligned INTEGER, other_events INTEGER) WITHOUT ROWID;
+  clock TEXT, method TEXT, bound_ns INTEGER, detail TEXT, vm INTEGER, aligned INTEGER, unaligned INTEGER, other_events INTEGER) WITHOUT ROWID;
 CREATE TABLE guest_events (session INTEGER NOT NULL, record INTEGER, ts_ns INTEGER, guest_ts_ns INTEGER, vcpu INTEGER, name TEXT,
   vector INTEGER, irq INTEGER, irq_name TEXT, target_cpu INTEGER, ret INTEGER);
 )sql";

@@ -348,7 +348,7 @@ TEST_CASE("schema 10: the guest's side is stored, reads back, replays the same a
     REQUIRE(r.status == 0);
     const auto store = storage::open_store(where, storage::Store::Mode::ReadWrite);
     CHECK(one(*store, "SELECT count(*) FROM guest_events WHERE session = 2") == "26573");
-    CHECK(one(*store, "SELECT method || ' ' || vm || ' ' || aligned FROM guest_traces WHERE session = 2") == "tsc 0 26573");
+    CHECK(one(*store, "SELECT method || ' ' || bound_ns || ' ' || vm || ' ' || aligned FROM guest_traces WHERE session = 2") == "tsc 0 0 26573");
     CHECK(one(*store, "SELECT count(*) FROM guest_events WHERE session = 2 AND name = 'irq_handler_entry' AND irq_name IS NULL") == "0");
     // the per-vector stages are check --guest's, to the ns
     const auto checked = nlohmann::json::parse(run(cli() + " check " + sample("hostguest.dat") + " --guest " + sample("hostguest-guest.dat") + " --json").out);

@@ -87,6 +87,8 @@ Json guest_report_json(const GuestReport& g) {
     }
     return Json{{"trace", g.shown},
                 {"alignment", g.clock.detail},
+                {"alignment_method", g.clock.method == GuestClock::Method::Tsc ? "tsc" : "guest-time"},
+                {"alignment_bound_ns", g.clock.bound_ns},
                 {"injections", m.injections},
                 {"matched", m.matched},
                 {"unhandled", m.unhandled},

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "irqflow/capture/guest.hpp"
+#include "guest_clock_methods.hpp"
 #include "printed_fields.hpp"
 
 namespace irqflow {
@@ -28,6 +29,8 @@ std::int64_t tsc_to_ns(std::uint64_t cycles, const TscToNs& t) {
     return static_cast<std::int64_t>((static_cast<unsigned __int128>(cycles) * t.mult) >> t.shift);
 }
 
+}  // namespace
+
 // "0-3" or "0, 2, 5" for the vCPUs a message names.
 std::string vcpu_list(const std::set<int>& v) {
     if (v.empty()) return "none";
@@ -38,7 +41,6 @@ std::string vcpu_list(const std::set<int>& v) {
     return s;
 }
 
-}  // namespace
 
 GuestClock align_guest_clock(const Trace& host, GuestTrace& guest) {
     GuestClock c;
@@ -50,9 +52,14 @@ GuestClock align_guest_clock(const Trace& host, GuestTrace& guest) {
     };
     // A host recorded (or reported) in x86-tsc cycles: its times are the TSC itself.
     const bool cycles = !host.meta.tsc2nsec && host.meta.clock == "x86-tsc";
-    if (!host.meta.tsc2nsec && !cycles)
+    const bool guest_cycles = guest.meta.clock == "x86-tsc";
+    if (!host.meta.tsc2nsec && !cycles) {
+        // both in ns on clocks of their own: the offset from where the guest's events can be
+        if (!guest_cycles && guest.meta.clock != "counter") return align_by_guest_time(host, guest);
         return none("the host trace's times are not TSC cycles (clock '" + host.meta.clock +
-                    "', no TSC2NSEC): record the host with `trace-cmd record -C tsc2nsec` (or -C x86-tsc)");
+                    "', no TSC2NSEC) while the guest's are: record the host with `trace-cmd record -C tsc2nsec` (or -C x86-tsc)");
+    }
+    if (!guest_cycles && !cycles && guest.meta.clock != "counter") return align_by_guest_time(host, guest);
     const TscToNs conv = cycles ? TscToNs{.mult = 1, .shift = 0, .offset = 0} : *host.meta.tsc2nsec;
     // trace-cmd writes 0 here; what libtracecmd does with another offset was never seen
     // in a capture, so it is not guessed at

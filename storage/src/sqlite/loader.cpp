@@ -128,7 +128,7 @@ StoredSession Database::load_session(const std::string& id_or_name, const std::f
         Stmt gt(db_, std::string("SELECT ") + kGuestTraceColumns + " FROM guest_traces WHERE session = ?1");
         gt.bind(1, id);
         if (gt.row()) {
-            const QueryRow header = cells(gt, 9);
+            const QueryRow header = cells(gt, 10);
             std::vector<QueryRow> events;
             Stmt ge(db_, std::string("SELECT ") + kGuestEventColumns +
                              " FROM guest_events WHERE session = ?1 ORDER BY ts_ns IS NULL, coalesce(ts_ns, guest_ts_ns), record");

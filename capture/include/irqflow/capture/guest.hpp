@@ -53,8 +53,11 @@ GuestTrace load_guest_trace(const std::string& path);
 
 // How the guest's clock was put onto the host's.
 struct GuestClock {
-    enum class Method { Tsc, None };
+    // Tsc: exact, from the TSC offsets. GuestTime: both traces in ns, the offset bounded by
+    // every guest event having to fall inside its vCPU's time in the guest (bound_ns).
+    enum class Method { Tsc, GuestTime, None };
     Method method = Method::None;
+    std::int64_t bound_ns = 0;     // how far off a guest event's host time may be (0: exact)
     // One line for users: how, from what, and how exact ("tsc: exact, offset … from
     // kvm_write_tsc_offset on vCPUs 0-3, host TSC2NSEC ×796882227 >> 31"); for None, why.
     std::string detail;
