@@ -42,14 +42,22 @@ std::string vcpu_list(const std::set<int>& v) {
 }
 
 
+GuestClock not_aligned(const GuestTrace& guest, std::string why) {
+    GuestClock c;
+    c.detail = std::move(why);
+    c.unaligned = guest.events.size();
+    return c;
+}
+
+void sort_by_host_time(GuestTrace& guest) {
+    std::stable_sort(guest.events.begin(), guest.events.end(), [](const GuestEvent& a, const GuestEvent& b) {
+        return a.aligned != b.aligned ? a.aligned : a.ts < b.ts;
+    });
+}
+
 GuestClock align_guest_clock(const Trace& host, GuestTrace& guest) {
     GuestClock c;
-    auto none = [&](std::string why) {
-        c.method = GuestClock::Method::None;
-        c.detail = std::move(why);
-        c.unaligned = guest.events.size();
-        return c;
-    };
+    auto none = [&](std::string why) { return not_aligned(guest, std::move(why)); };
     // A host recorded (or reported) in x86-tsc cycles: its times are the TSC itself.
     const bool cycles = !host.meta.tsc2nsec && host.meta.clock == "x86-tsc";
     const bool guest_cycles = guest.meta.clock == "x86-tsc";
@@ -115,9 +123,7 @@ GuestClock align_guest_clock(const Trace& host, GuestTrace& guest) {
         covered.insert(g.vcpu.value());
         ++c.aligned;
     }
-    std::stable_sort(guest.events.begin(), guest.events.end(), [](const GuestEvent& a, const GuestEvent& b) {
-        return a.aligned != b.aligned ? a.aligned : a.ts < b.ts;
-    });
+    sort_by_host_time(guest);
 
     std::set<std::uint64_t> distinct;
     for (const auto& [v, list] : changes)

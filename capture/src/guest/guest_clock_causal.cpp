@@ -37,13 +37,7 @@ std::string us(std::int64_t ns) {
 }  // namespace
 
 GuestClock align_by_guest_time(const Trace& host, GuestTrace& guest) {
-    GuestClock c;
-    auto none = [&](std::string why) {
-        c.method = GuestClock::Method::None;
-        c.detail = std::move(why);
-        c.unaligned = guest.events.size();
-        return c;
-    };
+    auto none = [&](std::string why) { return not_aligned(guest, std::move(why)); };
     // each vCPU's stretches in guest mode: a kvm_entry to its vCPU's next kvm_exit (an
     // entry whose exit was lost runs to the vCPU's next entry: lenient, never wrong)
     std::set<std::int32_t> vms;
@@ -110,6 +104,7 @@ GuestClock align_by_guest_time(const Trace& host, GuestTrace& guest) {
     if (hi - lo > kMaxWidthNs)
         return none("offsets " + us(hi - lo) + " apart both put every guest event inside its vCPU's time in the guest: ambiguous");
     const std::int64_t s = lo + (hi - lo) / 2;
+    GuestClock c;
     std::set<int> covered;
     for (GuestEvent& g : guest.events) {
         if (!bands.count(g.vcpu.value())) {
@@ -121,9 +116,7 @@ GuestClock align_by_guest_time(const Trace& host, GuestTrace& guest) {
         covered.insert(g.vcpu.value());
         ++c.aligned;
     }
-    std::stable_sort(guest.events.begin(), guest.events.end(), [](const GuestEvent& a, const GuestEvent& b) {
-        return a.aligned != b.aligned ? a.aligned : a.ts < b.ts;
-    });
+    sort_by_host_time(guest);
     c.method = GuestClock::Method::GuestTime;
     c.vm = VmId(*vms.begin());
     c.bound_ns = (hi - lo + 1) / 2;

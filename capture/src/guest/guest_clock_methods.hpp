@@ -14,5 +14,9 @@ GuestClock align_by_guest_time(const Trace& host, GuestTrace& guest);
 
 // "0-3" or "0, 2, 5" for the vCPUs a message names.
 std::string vcpu_list(const std::set<int>& v);
+// What a method that cannot align says: none of the guest's events aligned, and why.
+GuestClock not_aligned(const GuestTrace& guest, std::string why);
+// The guest's events in host time order once aligned, those that could not be last.
+void sort_by_host_time(GuestTrace& guest);
 
 }  // namespace irqflow
