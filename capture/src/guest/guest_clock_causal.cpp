@@ -7,6 +7,8 @@
 // the estimate, its width the bound. On samples/hostguest*, whose TSC gives the truth,
 // the offsets that fit span 25.8 µs around it.
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
