@@ -6,8 +6,6 @@
 namespace irqflow::gui {
 namespace {
 
-constexpr int kLegacyIrqs = 16, kIsaIrqVector0 = 0x30;  // where Linux puts the ISA IRQs at boot (replay/README.md)
-
 std::string hex(int v) {
     char b[8];
     std::snprintf(b, sizeof b, "0x%02x", v);
@@ -24,8 +22,7 @@ void add_guest_spans(Timeline& tl, const GuestTrace& guest, VmId vm) {
         if (added) tl.guest_names.push_back(n);
         return it->second;
     };
-    std::map<std::pair<int, std::int32_t>, int> irq_vector;  // (CPU, IRQ) → vector, as the guest configured it so far
-    std::map<std::int32_t, bool> configured;
+    GuestVectorMap vectors;  // the guest's IRQ → vector map so far
     struct Open {
         std::int64_t start;
         int vector;
@@ -44,9 +41,7 @@ void add_guest_spans(Timeline& tl, const GuestTrace& guest, VmId vm) {
         switch (g.kind) {
         case GuestEventKind::VectorConfig:
         case GuestEventKind::VectorUpdate:
-            for (auto it = irq_vector.begin(); it != irq_vector.end();) it = it->first.second == g.irq ? irq_vector.erase(it) : std::next(it);
-            irq_vector[{g.target_cpu, g.irq}] = g.vector.value();
-            configured[g.irq] = true;
+            vectors.apply(g);
             break;
         case GuestEventKind::VectorEntry: {
             std::string n = g.name_id < guest.names.size() ? guest.names[g.name_id] : "handler";
@@ -55,9 +50,7 @@ void add_guest_spans(Timeline& tl, const GuestTrace& guest, VmId vm) {
             break;
         }
         case GuestEventKind::IrqEntry: {
-            int vector = -1;
-            if (const auto it = irq_vector.find({cpu, g.irq}); it != irq_vector.end()) vector = it->second;
-            else if (g.irq >= 0 && g.irq < kLegacyIrqs && cpu == 0 && !configured.count(g.irq)) vector = kIsaIrqVector0 + g.irq;
+            const int vector = vectors.vector_of(cpu, g.irq).value_or(-1);
             const auto irq_name = guest.irq_names.find(g.irq);
             const std::string n = (irq_name == guest.irq_names.end() ? "irq" : irq_name->second) + " (irq " + std::to_string(g.irq) +
                                   (vector >= 0 ? ", " + hex(vector) : "") + ")";

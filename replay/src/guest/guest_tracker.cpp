@@ -14,11 +14,6 @@
 #include <cstdint>
 
 namespace irqflow::replay {
-namespace {
-
-constexpr int kLegacyIrqs = 16, kIsaIrqVector0 = 0x30;  // Linux's ISA_IRQ_VECTOR(0)
-
-}  // namespace
 
 GuestTracker::GuestTracker(const Trace& host, const GuestTrace& guest, VmId vm, Sink sink)
     : guest_(guest), vm_(vm), sink_(std::move(sink)), recording_(host.meta.format.rfind("trace.dat", 0) == 0) {
@@ -50,11 +45,7 @@ bool GuestTracker::traced(int vcpu, std::int64_t ts) const {
 // Whether the guest's trace has a handler event for vector v on CPU c now: one of its
 // system vectors' entry events, or a device IRQ's vector there (or a legacy IRQ's).
 bool GuestTracker::handler_traced(int c, int v) const {
-    if (system_vectors_.count(v)) return true;
-    for (const auto& [at, m] : irq_vector_)
-        if (at.first == c && m.vector == v) return true;
-    const int legacy = v - kIsaIrqVector0;
-    return c == 0 && legacy >= 0 && legacy < kLegacyIrqs && !configured_.count(legacy);
+    return system_vectors_.count(v) || vectors_.irq_at(c, v);
 }
 
 std::string GuestTracker::handler_name(int c, int v) const {
@@ -63,9 +54,7 @@ std::string GuestTracker::handler_name(int c, int v) const {
         const auto name = guest_.irq_names.find(n);
         return "irq_handler_entry of IRQ " + std::to_string(n) + (name == guest_.irq_names.end() ? "" : " (" + name->second + ")");
     };
-    for (const auto& [at, m] : irq_vector_)
-        if (at.first == c && m.vector == v) return irq(at.second);
-    if (const int legacy = v - kIsaIrqVector0; c == 0 && legacy >= 0 && legacy < kLegacyIrqs) return irq(legacy);
+    if (const auto n = vectors_.irq_at(c, v)) return irq(*n);
     return "a handler";
 }
 
@@ -169,15 +158,7 @@ std::optional<int> GuestTracker::vector_of(const GuestEvent& g) const {
     case GuestEventKind::VectorEntry:
     case GuestEventKind::VectorExit: return g.vector.value();
     case GuestEventKind::IrqEntry:
-    case GuestEventKind::IrqExit: {
-        const auto it = irq_vector_.find({g.vcpu.value(), g.irq});
-        if (it != irq_vector_.end()) return it->second.vector;
-        // Until the guest's trace configures it, a legacy IRQ is where Linux puts the
-        // ISA IRQs at boot: IRQ n at vector 0x30 + n on CPU 0 (a trace that starts at
-        // boot sees the timer's handler before the timer's vector_config).
-        if (g.irq >= 0 && g.irq < kLegacyIrqs && g.vcpu.value() == 0 && !configured_.count(g.irq)) return kIsaIrqVector0 + g.irq;
-        return std::nullopt;
-    }
+    case GuestEventKind::IrqExit: return vectors_.vector_of(g.vcpu.value(), g.irq);
     default: return std::nullopt;
     }
 }
@@ -188,14 +169,7 @@ void GuestTracker::on_guest(const GuestEvent& g) {
     ++cpu.seen;
     cpu.last = g.record;
     cpu.last_ts = g.ts;
-    if (g.kind == GuestEventKind::VectorConfig || g.kind == GuestEventKind::VectorUpdate) {
-        // the IRQ's vector now lives on target_cpu; it left any other CPU
-        for (auto it = irq_vector_.begin(); it != irq_vector_.end();)
-            it = it->first.second == g.irq ? irq_vector_.erase(it) : std::next(it);
-        irq_vector_[{g.target_cpu, g.irq}] = {g.vector.value(), g.record};
-        configured_.insert(g.irq);
-        return;
-    }
+    if (g.kind == GuestEventKind::VectorConfig || g.kind == GuestEventKind::VectorUpdate) return vectors_.apply(g);
     const bool is_entry = g.kind == GuestEventKind::VectorEntry || g.kind == GuestEventKind::IrqEntry;
     const auto v = vector_of(g);
     if (!v) {
@@ -235,9 +209,9 @@ void GuestTracker::entry(const GuestEvent& g, int v) {
     if (g.kind == GuestEventKind::IrqEntry) {
         const auto name = guest_.irq_names.find(g.irq);
         o.handler += " of IRQ " + std::to_string(g.irq) + (name == guest_.irq_names.end() ? "" : " (" + name->second + ")");
-        if (const auto it = irq_vector_.find({c, g.irq}); it != irq_vector_.end()) {
+        if (const auto by = vectors_.configured_by(c, g.irq)) {
             o.mapped = true;
-            o.mapped_by = it->second.record;
+            o.mapped_by = *by;
         }
     }
     o.injection = d.injection;

@@ -96,12 +96,7 @@ private:
     std::map<int, GuestCpu> cpus_;
     std::map<int, std::array<Delivery, kVectors>> deliveries_;
     std::map<int, std::array<std::optional<std::int64_t>, kVectors>> accepted_;  // vCPU → vector → first accept since its delivery
-    struct Mapping {
-        int vector;
-        std::uint64_t record;  // the vector_config/update that set it
-    };
-    std::map<std::pair<int, std::int32_t>, Mapping> irq_vector_;  // (CPU, IRQ) → vector
-    std::set<std::int32_t> configured_;                           // IRQs the guest's trace configured
+    GuestVectorMap vectors_;                                      // the guest's IRQ → vector map so far
     std::map<int, std::string> system_vectors_;                   // vector → its *_entry event's name
     std::map<int, Distributions> dist_;
     GuestMatch m_;

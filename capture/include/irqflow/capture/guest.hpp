@@ -3,6 +3,8 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,5 +74,34 @@ struct GuestClock {
 // The host trace must keep Other events' info (kvm_write_tsc_offset is one).
 GuestClock align_guest_clock(const Trace& host, GuestTrace& guest);
 
+
+}  // namespace irqflow
+
+namespace irqflow {
+
+// The guest's IRQ → vector map as its own trace says it, replayed in time: vectors are per
+// CPU, vector_config/vector_update move an IRQ's, and until the trace configures a legacy
+// IRQ it is where Linux puts the ISA IRQs at boot (IRQ n at 0x30 + n on CPU 0: a trace
+// from boot sees the timer's handler before its vector_config). The replay's matching and
+// the GUI's handler names both read it.
+class GuestVectorMap {
+public:
+    // A vector_config or vector_update event (others are ignored).
+    void apply(const GuestEvent& config);
+    // IRQ `irq`'s vector on CPU `cpu` now, if known.
+    std::optional<int> vector_of(int cpu, std::int32_t irq) const;
+    // The IRQ whose vector on CPU `cpu` is `vector` now, if any.
+    std::optional<std::int32_t> irq_at(int cpu, int vector) const;
+    // The guest record that put IRQ `irq` on CPU `cpu` (none for the boot-time placement).
+    std::optional<std::uint64_t> configured_by(int cpu, std::int32_t irq) const;
+
+private:
+    struct Placed {
+        int vector;
+        std::uint64_t record;
+    };
+    std::map<std::pair<int, std::int32_t>, Placed> placed_;  // (CPU, IRQ) → vector
+    std::set<std::int32_t> configured_;                     // IRQs the trace configured
+};
 
 }  // namespace irqflow
