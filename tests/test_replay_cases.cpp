@@ -280,14 +280,15 @@ TEST_CASE("replay/README.md's rule table matches rules.def and the rule files", 
         const std::string id(rules[i].id);
         INFO(id);
         REQUIRE(rows[i].size() >= 3);
-        CHECK(rows[i][0] == "[`" + id + "`](src/rules/" + id + ".cpp)");
+        CHECK(rows[i][0] == "[`" + id + "`](src/rules/" + id + ".hpp)");
         CHECK(rows[i][1] == to_string(rules[i].severity));
         CHECK(rows[i][2] == rules[i].summary);
-        CHECK(std::filesystem::exists(root + "/replay/src/rules/" + id + ".cpp"));
+        CHECK(std::filesystem::exists(root + "/replay/src/rules/" + id + ".hpp"));
     }
     for (const auto& e : std::filesystem::directory_iterator(root + "/replay/src/rules")) {
         const auto stem = e.path().stem().string();
-        if (e.path().extension() != ".cpp" || stem == "registry") continue;
+        // rule files are named in capitals (the rules' own helpers are not)
+        if (e.path().extension() != ".hpp" || stem.empty() || stem.front() < 'A' || stem.front() > 'Z') continue;
         INFO(e.path());
         CHECK(rule_by_id(stem).has_value());
     }

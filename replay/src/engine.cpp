@@ -3,52 +3,44 @@
 #include <utility>
 
 #include "rules/finding_text.hpp"
+#include "rules/rule_set.hpp"
 
 namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
-    : t_(t), o_(o), model_(t, semantics), observers_(model_, o_, r_), checks_(make_checks(model_)),
+    : t_(t), o_(o), model_(t, semantics), observers_(model_, o_, r_), rules_(std::make_unique<RuleSet>(model_, o_.rules)),
       ctx_{recent_, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()), drops_(t_.drop_window_starts) {
     r_.semantics = semantics;
-    for (const auto& c : checks_) {
-        const auto s = c->subscriptions();
-        for (auto k : s.before) before_[static_cast<std::size_t>(k)].push_back(c.get());
-        for (auto k : s.after) after_[static_cast<std::size_t>(k)].push_back(c.get());
-        if (s.ipis) on_ipi_.push_back(c.get());
-        if (s.guest) on_guest_.push_back(c.get());
-    }
     if (o_.guest) guest_ = std::make_unique<GuestTracker>(t_, *o_.guest, o_.guest_vm, [this](const GuestOutcome& g) { dispatch_guest(g); });
-    static constexpr auto kWithRules = handlers<true>(std::make_index_sequence<kKinds>());
-    static constexpr auto kWithout = handlers<false>(std::make_index_sequence<kKinds>());
-    for (std::size_t k = 0; k < kKinds; ++k) handlers_[k] = before_[k].empty() && after_[k].empty() ? kWithout[k] : kWithRules[k];
 }
+
+Engine::~Engine() = default;
 
 // Rules in rules.def order see the model before the event, then it is applied, then
 // the IPIs it completed are judged, then rules see the model after.
-template <EventKind K, bool Rules>
+template <EventKind K>
 void Engine::handle(Engine& self, const Event& e) {
-    constexpr auto k = static_cast<std::size_t>(K);
     auto& model = self.model_;
     const Effect fx = model.decide<K>(e);
     self.observers_.before<K>(e, fx, model);
-    if constexpr (Rules) {
+    if constexpr (RuleSet::wakes_before<K>()) {
         const std::size_t found = self.r_.findings.size();
-        for (Check* c : self.before_[k]) c->before(e, fx, self.ctx_);
+        self.rules_->before<K>(e, fx, self.ctx_);
         if constexpr (K == EventKind::InjVirq || K == EventKind::Eoi || K == EventKind::PvEoi)
             if (fx.vcpu != kNoVcpu) self.recover(fx, found);
     }
     model.commit<K>(e, fx);
     if constexpr (K == EventKind::Entry || K == EventKind::Exit) self.dispatch_completed_ipis();
     self.observers_.after<K>(e, fx, model);
-    if constexpr (Rules)
-        for (Check* c : self.after_[k]) c->after(e, fx, self.ctx_);
+    if constexpr (RuleSet::wakes_after<K>()) self.rules_->after<K>(e, fx, self.ctx_);
 }
 
 void Engine::feed(const Event& e) {
     if (index_ >= drops_.next_start())
         for (std::size_t k = drops_.opening_before(index_); k > 0; --k) model_.drop_window_opens();
     if (guest_) guest_->until(e.ts);
-    handlers_[static_cast<std::size_t>(e.kind)](*this, e);
+    static constexpr auto kHandlers = handlers(std::make_index_sequence<kKinds>());
+    kHandlers[static_cast<std::size_t>(e.kind)](*this, e);
     if (guest_) guest_->host(e);
     ++seen_[static_cast<std::size_t>(e.kind)];
     recent_.push(e);
@@ -61,7 +53,7 @@ VcpuSlot Engine::add_vcpu(VmId vm, const VcpuInfo& info) {
     if (model_.vcpu_count() == before) return s;
     const std::size_t n = model_.vcpu_count();
     observers_.vcpus(model_);
-    for (const auto& c : checks_) c->vcpus(n);
+    for (Check* c : rules_->all()) c->vcpus(n);
     follow_ons_.vcpus(n);
     return s;
 }
@@ -82,11 +74,13 @@ void Engine::finish() {
     model_.finish();
     dispatch_completed_ipis();
     if (guest_) guest_->finish();
-    for (const auto& c : checks_) c->finish(ctx_);
+    for (Check* c : rules_->all())
+        if (rules_->runs(c->rule())) c->finish(ctx_);
     for (std::size_t i = before_end; i < r_.findings.size(); ++i) r_.findings[i].at_end = true;
     // (the guest rules have nothing to judge, and nothing to say, without a guest trace)
-    for (const auto& c : checks_)
-        if (!c->cases() && (guest_ || !c->subscriptions().guest)) r_.not_judged.push_back({c->rule(), c->not_judged(seen_)});
+    for (const Check* c : rules_->all())
+        if (rules_->runs(c->rule()) && !c->cases() && (guest_ || !c->subscriptions().guest))
+            r_.not_judged.push_back({c->rule(), c->not_judged(seen_)});
     if (guest_) r_.guest = guest_->take();
     observers_.finish(model_);
 }
@@ -111,7 +105,7 @@ void Engine::recover(const Effect& fx, std::size_t found) {
 void Engine::dispatch_guest(const GuestOutcome& o) {
     auto& findings = r_.findings;
     const std::size_t found = findings.size();
-    for (Check* c : on_guest_) c->on_guest(o, ctx_);
+    rules_->on_guest(o, ctx_);
     if (findings.size() == found) return;
     if (o.kind == GuestOutcome::Kind::Unexplained && o.waiting_vector >= 0)
         misplaced_handlers_[o.waiting_injection.record] = found;
@@ -145,7 +139,7 @@ void Engine::dispatch_ipis() {
     for (const auto& s : model_.completed()) {
         observers_.on_ipi(s);
         const std::size_t found = findings.size();
-        for (Check* c : on_ipi_) c->on_ipi(s, ctx_);
+        rules_->on_ipi(s, ctx_);
         if (findings.size() == found) continue;
         for (std::size_t i = found + 1; i < findings.size(); ++i) findings[i].caused_by = found;
         for (const auto& x : findings[found].implicates) {

@@ -16,9 +16,12 @@
 
 namespace irqflow::replay {
 
+class RuleSet;
+
 class Engine {
 public:
     Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics);
+    ~Engine();
     // The trace's events in order, one at a time (the trace itself need not hold them);
     // then finish() once.
     void feed(const Event& e);
@@ -32,15 +35,15 @@ public:
     ReplayResult take() { return std::move(r_); }
 
 private:
-    // One handler per event kind, compiled for that kind (and for whether any rule
-    // subscribed to it): most kinds concern nobody but the counts.
-    template <EventKind K, bool Rules>
+    // One handler per event kind, compiled for that kind and the rules it wakes
+    // (rules/rule_set.hpp): most kinds concern nobody but the counts.
+    template <EventKind K>
     static void handle(Engine& self, const Event& e);
     using Handler = void (*)(Engine&, const Event&);
     static constexpr std::size_t kKinds = static_cast<std::size_t>(EventKind::Count_);
-    template <bool Rules, std::size_t... K>
+    template <std::size_t... K>
     static constexpr std::array<Handler, kKinds> handlers(std::index_sequence<K...>) {
-        return {&Engine::handle<static_cast<EventKind>(K), Rules>...};
+        return {&Engine::handle<static_cast<EventKind>(K)>...};
     }
     void dispatch_completed_ipis() {
         if (!model_.completed().empty()) dispatch_ipis();
@@ -55,19 +58,15 @@ private:
     ReplayResult r_;
     Model model_;
     Observers observers_;
-    std::vector<std::unique_ptr<Check>> checks_;
+    std::unique_ptr<RuleSet> rules_;
     RecentEvents recent_;
     RuleContext ctx_;
-    // per event kind: the checks subscribed before / after the model applies it
-    std::array<std::vector<Check*>, kKinds> before_, after_;
-    std::vector<Check*> on_ipi_, on_guest_;
     std::unique_ptr<GuestTracker> guest_;  // with a guest trace
     std::map<std::uint64_t, std::size_t> misplaced_handlers_;  // injection record → the finding of the handler that took its place
     FollowOns follow_ons_;
     DropWindows drops_;
     std::size_t index_ = 0;  // of the next event fed
     KindCounts seen_{};      // events fed, by kind
-    std::array<Handler, kKinds> handlers_{};
 };
 
 }  // namespace irqflow::replay

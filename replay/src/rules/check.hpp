@@ -1,4 +1,4 @@
-// A rule's check: one file per rule id (replay/src/rules/<ID>.cpp, listed in rules.def).
+// A rule's check: one file per rule id (replay/src/rules/<ID>.hpp, listed in rules.def).
 // A check subscribes to the event kinds it needs and is called, in rules.def order,
 // before the model applies an event (it reads the state the event found), after it
 // (the state it left), for each IPI whose deliveries are complete, and for what the
@@ -40,18 +40,41 @@ using KindCounts = std::array<std::uint64_t, static_cast<std::size_t>(EventKind:
 // "no kvm_pv_eoi in the input" when none of `kinds` came, else "".
 std::string none_of(const KindCounts& seen, std::initializer_list<EventKind> kinds);
 
+// Event kinds, as a rule lists them (the order its "not judged" text names them in).
+class KindList {
+public:
+    constexpr KindList() = default;
+    constexpr KindList(std::initializer_list<EventKind> kinds) {
+        for (EventKind k : kinds) kinds_[n_++] = k;
+    }
+    constexpr bool has(EventKind k) const {
+        for (std::size_t i = 0; i < n_; ++i)
+            if (kinds_[i] == k) return true;
+        return false;
+    }
+    constexpr const EventKind* begin() const { return kinds_.data(); }
+    constexpr const EventKind* end() const { return kinds_.data() + n_; }
+
+private:
+    std::array<EventKind, static_cast<std::size_t>(EventKind::Count_)> kinds_{};
+    std::size_t n_ = 0;
+};
+
 class Check {
 public:
+    // What wakes a rule. Each rule declares them as `static constexpr Subscriptions
+    // kSubscriptions`: the engine's handler of each event kind calls exactly the rules
+    // that list it, chosen at compile time (rules/rule_set.hpp).
     struct Subscriptions {
-        std::vector<EventKind> before, after;
+        KindList before, after;
         bool ipis = false;   // on_ipi
         bool guest = false;  // on_guest: what the guest tracker decided (with a guest trace only)
     };
 
-    explicit Check(RuleId id) : id_(id) {}
+    Check(RuleId id, const Subscriptions& s) : id_(id), subscriptions_(s) {}
     virtual ~Check() = default;
     RuleId rule() const { return id_; }
-    virtual Subscriptions subscriptions() const = 0;
+    const Subscriptions& subscriptions() const { return subscriptions_; }
     virtual void before(const Event&, const Effect&, const RuleContext&) {}
     virtual void after(const Event&, const Effect&, const RuleContext&) {}
     virtual void on_ipi(const IpiSend&, const RuleContext&) {}
@@ -81,16 +104,8 @@ protected:
 
 private:
     RuleId id_;
+    Subscriptions subscriptions_;
     std::uint64_t cases_ = 0;
 };
 
-// Every rule's check, in rules.def order (registry.cpp).
-std::vector<std::unique_ptr<Check>> make_checks(const Model& model);
-
 }  // namespace irqflow::replay
-
-// Defines the factory registry.cpp calls for the rules.def entry `name`.
-#define IRQFLOW_REGISTER_RULE(name, Class)                                                     \
-    std::unique_ptr<irqflow::replay::Check> irqflow_make_rule_##name(const irqflow::replay::Model& m) { \
-        return std::make_unique<Class>(irqflow::replay::RuleId::name, m);                      \
-    }

@@ -21,8 +21,8 @@ inline bool follows_its_eoi(const Event& e, int vector, const RuleContext& c) {
 // Both judge each kvm_pv_eoi of a vCPU whose APIC state is known.
 class Check : public replay::Check {
 public:
-    using replay::Check::Check;
-    Subscriptions subscriptions() const final { return {{EventKind::PvEoi}, {}, false}; }
+    static constexpr Subscriptions kSubscriptions{{EventKind::PvEoi}, {}, false};
+    explicit Check(RuleId id) : replay::Check(id, kSubscriptions) {}
     std::string not_judged(const KindCounts& seen) const final {
         if (auto s = none_of(seen, {EventKind::PvEoi}); !s.empty()) return s;
         return "no kvm_pv_eoi came while its vCPU's APIC state was known (and APICv/AVIC off)";

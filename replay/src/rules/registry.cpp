@@ -1,15 +1,10 @@
-// The rules' metadata and checks, generated from rules.def: adding a rule is one line
-// there and one file here named after its id.
+// The rules' metadata, generated from rules.def (their checks: rule_set.hpp), and how a
+// rule reports.
 #include <algorithm>
 #include <array>
 #include <string>
 
 #include "check.hpp"
-
-#define IRQFLOW_RULE(name, id, severity, summary) \
-    std::unique_ptr<irqflow::replay::Check> irqflow_make_rule_##name(const irqflow::replay::Model& m);
-#include "irqflow/replay/rules.def"
-#undef IRQFLOW_RULE
 
 namespace irqflow::replay {
 namespace {
@@ -77,14 +72,6 @@ std::string Check::not_judged(const KindCounts& seen) const {
     }
     if (!any && named) return (named == 1 ? "no " : "none of ") + names + " in the input";
     return "nothing in the input it applies to";
-}
-
-std::vector<std::unique_ptr<Check>> make_checks(const Model& m) {
-    std::vector<std::unique_ptr<Check>> out;
-#define IRQFLOW_RULE(name, id, severity, summary) out.push_back(irqflow_make_rule_##name(m));
-#include "irqflow/replay/rules.def"
-#undef IRQFLOW_RULE
-    return out;
 }
 
 }  // namespace irqflow::replay

@@ -3,10 +3,12 @@
 // IPI against what the trace shows (replay/README.md). Knows nothing of files, SQLite
 // or the GUI: events in, findings and statistics out.
 #pragma once
+#include <bitset>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,8 +39,14 @@ const char* to_string(EoiPath p);  // "x2apic-msr", "xapic-mmio", "hyperv-msr", 
 enum class IpiKind : std::uint8_t { PvIpiHypercall, IcrWrite, HypervIpi };
 const char* to_string(IpiKind k);  // "PV IPI hypercall", "ICR write", "Hyper-V IPI"
 
+// A set of rules, one bit per RuleId.
+using RuleMask = std::bitset<static_cast<std::size_t>(RuleId::Count_)>;
+
 struct ReplayOptions {
     PvEoiSemantics semantics = PvEoiSemantics::Auto;
+    // The rules that run (all by default). One left out costs nothing, judges nothing
+    // and is not listed as not judged (bench_replay prices each rule by leaving it out).
+    RuleMask rules = RuleMask().set();
     // The guest's own trace, already on the host's clock (align_guest_clock), and the
     // host's VM it is: its handlers are matched to the host's deliveries, the GUEST-*
     // rules judge them and ReplayResult::guest counts them (README.md, "Guest
@@ -209,6 +217,7 @@ public:
     StreamingReplay(const StreamingReplay&) = delete;
     StreamingReplay& operator=(const StreamingReplay&) = delete;
     void feed(const Event& e);
+    void feed(std::span<const Event> events);  // the same, a batch at a time (one call, not one per event)
     // A vCPU first seen now, or what was learnt of one (its APIC id, its thread); its
     // state is unknown until the trace proves it, as for any vCPU.
     void vcpu(VmId vm, const VcpuInfo& info);

@@ -1,17 +1,17 @@
 // EOI-ISR-NOT-EMPTY: kvm_eoi reports vector -1 when KVM found nothing in service
 // (apic_find_highest_isr returned -1). If the model still holds vectors in ISR, one of
 // them was EOI'd behind the trace's back or never really delivered.
+#pragma once
 #include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class EoiIsrNotEmpty final : public Check {
 public:
-    EoiIsrNotEmpty(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {}, false}; }
+    EoiIsrNotEmpty(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::Eoi}, {}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::Eoi}); !s.empty()) return s;
         return "no kvm_eoi of nothing in service (vector -1) came while its vCPU's APIC state was known";
@@ -30,7 +30,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(EoiIsrNotEmpty, irqflow::replay::EoiIsrNotEmpty)
+}  // namespace irqflow::replay::rules

@@ -2,15 +2,15 @@
 // highest (SDM: "the processor selects the highest-priority interrupt in IRR"); KVM
 // mirrors that in kvm_apic_has_interrupt. Vectors accepted by other CPUs since this
 // vCPU's last exit are forgiven: the tracepoints race KVM's choice.
+#pragma once
 #include "injection.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class InjNotHighest final : public Check {
 public:
-    InjNotHighest(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    InjNotHighest(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!injection::judged(fx)) return;
@@ -38,7 +38,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(InjNotHighest, irqflow::replay::InjNotHighest)
+}  // namespace irqflow::replay::rules

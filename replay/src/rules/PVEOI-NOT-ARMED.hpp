@@ -4,12 +4,12 @@
 // not IOAPIC-handled; the 2012 series armed at injection and disarmed on nesting. A PV
 // EOI the rule did not allow means the guest skipped an EOI KVM needed (a level or
 // IOAPIC-routed interrupt left unacknowledged, a pending vector left waiting).
+#pragma once
 #include "finding_text.hpp"
 #include "../diagnose/explain.hpp"
 #include "pv_eoi.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class PvEoiNotArmed final : public pv_eoi::Check {
 public:
@@ -68,7 +68,4 @@ private:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(PvEoiNotArmed, irqflow::replay::PvEoiNotArmed)
+}  // namespace irqflow::replay::rules

@@ -5,19 +5,19 @@
 // one delivered — the guest's IRQ → vector map (vector_config) or the vector the host
 // chose is wrong. Not judged where the host's trace lost events since the vector's last
 // delivery, or had not begun on that vCPU (replay/README.md, "Guest handlers").
+#pragma once
 #include <string>
 
 #include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class GuestHandlerUnexplained final : public Check {
 public:
-    GuestHandlerUnexplained(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{}, {}, false, true}; }
+    GuestHandlerUnexplained(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{}, {}, false, true};
     std::string not_judged(const KindCounts&) const override {
         return "no handler in the guest's trace came while the host's trace showed its vCPU without losing events";
     }
@@ -58,7 +58,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(GuestHandlerUnexplained, irqflow::replay::GuestHandlerUnexplained)
+}  // namespace irqflow::replay::rules

@@ -3,15 +3,15 @@
 // "Interrupt, Task, and Processor Priority"). An injection while PPR blocks every
 // pending vector means a missed TPR write (a vector in service that blocks it is
 // ISR-ORDER's finding).
+#pragma once
 #include "injection.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class InjBlockedByPpr final : public Check {
 public:
-    InjBlockedByPpr(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    InjBlockedByPpr(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!injection::judged(fx)) return;
@@ -33,7 +33,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(InjBlockedByPpr, irqflow::replay::InjBlockedByPpr)
+}  // namespace irqflow::replay::rules

@@ -4,15 +4,15 @@
 // EOI of the outer vector was missed (or never happened). Checked before PPR and the
 // highest-vector rule: the vector in service is the better explanation, and the
 // evidence names its injection.
+#pragma once
 #include "injection.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class IsrOrder final : public Check {
 public:
-    IsrOrder(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    IsrOrder(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!injection::judged(fx)) return;
@@ -31,7 +31,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(IsrOrder, irqflow::replay::IsrOrder)
+}  // namespace irqflow::replay::rules

@@ -3,16 +3,16 @@
 // cluster or the xAPIC LDR/DFR the guest programmed) — or a lowest-priority send that
 // reached more than one, or one outside its set. Only sends whose destination set is
 // exact are judged.
+#pragma once
 #include "finding_text.hpp"
 #include "ipi.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class IpiExtraDest final : public Check {
 public:
-    IpiExtraDest(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{}, {}, true}; }
+    IpiExtraDest(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{}, {}, true};
     std::string not_judged(const KindCounts& seen) const override { return ipi::not_judged(seen); }
     void on_ipi(const IpiSend& s, const RuleContext& c) override {
         if (s.lowest_priority || s.exact) judged();
@@ -34,7 +34,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(IpiExtraDest, irqflow::replay::IpiExtraDest)
+}  // namespace irqflow::replay::rules

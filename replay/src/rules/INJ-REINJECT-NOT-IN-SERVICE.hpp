@@ -2,17 +2,17 @@
 // (KVM's __kvm_queue_interrupt with reinject, from exit_int_info / IDT-vectoring info),
 // so the vector was injected before and is still in service — unless it was the
 // 8259's ExtINT, which never enters ISR.
+#pragma once
 #include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class InjReinjectNotInService final : public Check {
 public:
-    InjReinjectNotInService(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    InjReinjectNotInService(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::InjVirq}); !s.empty()) return s;
         return "no re-injection (kvm_inj_virq … [reinjected]) came while its vCPU's APIC state was known";
@@ -35,7 +35,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(InjReinjectNotInService, irqflow::replay::InjReinjectNotInService)
+}  // namespace irqflow::replay::rules

@@ -17,6 +17,7 @@
 // no kvm_entry after the nested entry (left out, or ordered before it by per-CPU
 // clocks). Vectoring info is traced on SVM only (kvm_exit's intr_info); on VMX only
 // the third case is judged.
+#pragma once
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -27,19 +28,13 @@
 #include "finding_text.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class NestedEventLost final : public Check {
 public:
-    NestedEventLost(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    NestedEventLost(RuleId id, const Model& m) : Check(id, kSubscriptions), state_(m.vcpu_count()) {}
     void vcpus(std::size_t n) override { state_.resize(n); }
-    Subscriptions subscriptions() const override {
-        return {{},
-                {EventKind::NestedVmenter, EventKind::Entry, EventKind::Exit, EventKind::NestedVmexit, EventKind::InjVirq,
-                 EventKind::InjException, EventKind::NestedVmexitInject, EventKind::Lost},
-                false};
-    }
+    static constexpr Subscriptions kSubscriptions{{}, {EventKind::NestedVmenter, EventKind::Entry, EventKind::Exit, EventKind::NestedVmexit, EventKind::InjVirq, EventKind::InjException, EventKind::NestedVmexitInject, EventKind::Lost}, false};
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (e.kind == EventKind::Lost) {  // what happened in the gap is unknown
             for (auto& s : state_) s = {};
@@ -209,7 +204,4 @@ private:
     bool nested_ = false;  // a nested entry was seen
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(NestedEventLost, irqflow::replay::NestedEventLost)
+}  // namespace irqflow::replay::rules

@@ -3,16 +3,16 @@
 // every APIC id the send addresses gets a kvm_apic_accept_irq before the sender enters
 // the guest again. One missing is an interrupt lost on its way (or a routing bug).
 // Lowest-priority sends must reach exactly one of their destinations.
+#pragma once
 #include "finding_text.hpp"
 #include "ipi.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class IpiMissingDest final : public Check {
 public:
-    IpiMissingDest(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{}, {}, true}; }
+    IpiMissingDest(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{}, {}, true};
     std::string not_judged(const KindCounts& seen) const override { return ipi::not_judged(seen); }
     void on_ipi(const IpiSend& s, const RuleContext& c) override {
         if (s.lowest_priority || s.exact) judged();
@@ -34,7 +34,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(IpiMissingDest, irqflow::replay::IpiMissingDest)
+}  // namespace irqflow::replay::rules

@@ -2,17 +2,17 @@
 // (SDM: "the processor clears the highest-priority bit in ISR"), and kvm_eoi names the
 // vector KVM cleared. Another vector means the model's ISR holds one the guest never
 // got (a lost EOI before) or the trace shows an EOI of something never injected.
+#pragma once
 #include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class EoiNotHighestIsr final : public Check {
 public:
-    EoiNotHighestIsr(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {}, false}; }
+    EoiNotHighestIsr(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::Eoi}, {}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::Eoi}); !s.empty()) return s;
         return "no EOI came while its vCPU's APIC state was known";
@@ -34,7 +34,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(EoiNotHighestIsr, irqflow::replay::EoiNotHighestIsr)
+}  // namespace irqflow::replay::rules

@@ -14,6 +14,7 @@
 // excerpt does not show (QEMU's IOAPIC raising MSIs with a split irqchip) needs
 // ReplayOptions::level_storm re-deliveries at once in a row, with nothing lowering it
 // between: the line is never seen to go low, only its effect.
+#pragma once
 #include <map>
 #include <optional>
 #include <string>
@@ -24,15 +25,12 @@
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class LiveLevelStorm final : public Check {
 public:
-    LiveLevelStorm(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override {
-        return {{}, {EventKind::ApicAcceptIrq, EventKind::Eoi, EventKind::Entry, EventKind::SetIrq, EventKind::IoapicSetIrq, EventKind::Lost}, false};
-    }
+    LiveLevelStorm(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{}, {EventKind::ApicAcceptIrq, EventKind::Eoi, EventKind::Entry, EventKind::SetIrq, EventKind::IoapicSetIrq, EventKind::Lost}, false};
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         switch (e.kind) {
         case EventKind::Lost:
@@ -205,7 +203,4 @@ private:
     std::uint64_t level_accepts_ = 0;
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(LiveLevelStorm, irqflow::replay::LiveLevelStorm)
+}  // namespace irqflow::replay::rules

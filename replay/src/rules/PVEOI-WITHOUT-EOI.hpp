@@ -3,12 +3,12 @@
 // kvm_pv_eoi of the same vector (apic_sync_pv_eoi_from_guest), back to back on the vCPU's
 // thread. A kvm_pv_eoi without that kvm_eoi right before it means the EOI was lost or
 // the pair is broken.
+#pragma once
 #include "finding_text.hpp"
 #include "../diagnose/explain.hpp"
 #include "pv_eoi.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class PvEoiWithoutEoi final : public pv_eoi::Check {
 public:
@@ -28,7 +28,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(PvEoiWithoutEoi, irqflow::replay::PvEoiWithoutEoi)
+}  // namespace irqflow::replay::rules

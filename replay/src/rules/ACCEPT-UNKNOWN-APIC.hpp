@@ -1,19 +1,19 @@
 // ACCEPT-UNKNOWN-APIC: KVM delivers only to APICs that exist in its map of the VM, so
 // an accept for an APIC id no vCPU of the VM owns means the trace and the VM disagree
 // (a vCPU the attribution missed, or a corrupted destination).
+#pragma once
 #include <string>
 
 #include "../diagnose/explain.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class AcceptUnknownApic final : public Check {
 public:
-    AcceptUnknownApic(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::ApicAcceptIrq}, {}, false}; }
+    AcceptUnknownApic(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::ApicAcceptIrq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
         return "no accept into a VM whose vCPUs are known";
@@ -38,7 +38,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(AcceptUnknownApic, irqflow::replay::AcceptUnknownApic)
+}  // namespace irqflow::replay::rules

@@ -11,6 +11,7 @@
 // came between. Exceptions loop the same way (kvm_inj_exception … [reinjected] after
 // exits whose vectoring info names the exception: a #DB or #UD the guest never gets
 // past), and are judged alike.
+#pragma once
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -20,16 +21,13 @@
 #include "finding_text.hpp"
 #include "irqflow/capture/exit_reasons.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class LiveReinjectLoop final : public Check {
 public:
-    LiveReinjectLoop(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    LiveReinjectLoop(RuleId id, const Model& m) : Check(id, kSubscriptions), state_(m.vcpu_count()) {}
     void vcpus(std::size_t n) override { state_.resize(n); }
-    Subscriptions subscriptions() const override {
-        return {{}, {EventKind::Entry, EventKind::Exit, EventKind::InjVirq, EventKind::InjException, EventKind::Eoi}, false};
-    }
+    static constexpr Subscriptions kSubscriptions{{}, {EventKind::Entry, EventKind::Exit, EventKind::InjVirq, EventKind::InjException, EventKind::Eoi}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::InjVirq, EventKind::InjException}); !s.empty()) return s;
         return "no re-injection (kvm_inj_virq or kvm_inj_exception … [reinjected]) after an exit and an entry in the input";
@@ -137,7 +135,4 @@ private:
     std::vector<State> state_;
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(LiveReinjectLoop, irqflow::replay::LiveReinjectLoop)
+}  // namespace irqflow::replay::rules

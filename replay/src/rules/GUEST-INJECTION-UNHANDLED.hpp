@@ -5,21 +5,21 @@
 // cancelled entry KVM did not re-inject, a vector the guest has no handler on), or the
 // host's trace shows an injection that did not happen. A CPU the guest recorded nothing
 // on is a hole in its trace, not judged (replay/README.md, "Guest handlers").
+#pragma once
 #include <string>
 
 #include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 std::string guest_at(std::uint64_t record) { return "g" + std::to_string(record); }
 
 class GuestInjectionUnhandled final : public Check {
 public:
-    GuestInjectionUnhandled(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{}, {}, false, true}; }
+    GuestInjectionUnhandled(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{}, {}, false, true};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::InjVirq}); !s.empty()) return s;
         return "no injection came while the guest's trace recorded its vCPU with a handler event for its vector";
@@ -54,7 +54,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(GuestInjectionUnhandled, irqflow::replay::GuestInjectionUnhandled)
+}  // namespace irqflow::replay::rules

@@ -4,6 +4,7 @@
 // entries, open windows (interrupt-window and HLT exits) and time was lost between IRR
 // and the guest. Thresholds: ReplayOptions::pending_entries, ::pending_windows and
 // ::pending_threshold_ns.
+#pragma once
 #include <string>
 #include <vector>
 
@@ -11,14 +12,13 @@
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class LivePendingNotInjected final : public Check {
 public:
-    LivePendingNotInjected(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    LivePendingNotInjected(RuleId id, const Model& m) : Check(id, kSubscriptions), state_(m.vcpu_count()) {}
     void vcpus(std::size_t n) override { state_.resize(n); }
-    Subscriptions subscriptions() const override { return {{}, {EventKind::Entry}, false}; }
+    static constexpr Subscriptions kSubscriptions{{}, {EventKind::Entry}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;
         return "no vCPU entered the guest with a vector deliverable while its APIC state was known";
@@ -66,7 +66,4 @@ private:
     std::vector<State> state_;
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(LivePendingNotInjected, irqflow::replay::LivePendingNotInjected)
+}  // namespace irqflow::replay::rules

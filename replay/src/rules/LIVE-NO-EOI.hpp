@@ -3,6 +3,7 @@
 // and below. One in service longer than ReplayOptions::no_eoi_threshold_ns while the vCPU
 // keeps entering the guest is a guest stuck in (or having lost) its handler, or an EOI
 // the trace lost. Reported once per injection.
+#pragma once
 #include <array>
 #include <map>
 #include <string>
@@ -12,14 +13,13 @@
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class LiveNoEoi final : public Check {
 public:
-    LiveNoEoi(RuleId id, const Model& m) : Check(id), reported_(m.vcpu_count()) {}
+    LiveNoEoi(RuleId id, const Model& m) : Check(id, kSubscriptions), reported_(m.vcpu_count()) {}
     void vcpus(std::size_t n) override { reported_.resize(n); }
-    Subscriptions subscriptions() const override { return {{EventKind::Eoi}, {EventKind::InjVirq, EventKind::Entry}, false}; }
+    static constexpr Subscriptions kSubscriptions{{EventKind::Eoi}, {EventKind::InjVirq, EventKind::Entry}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;
         return "no vCPU entered the guest with a vector in service while its APIC state was known";
@@ -69,7 +69,4 @@ private:
     std::map<std::pair<std::int32_t, int>, std::size_t> awaiting_;  // (vCPU slot, vector) → its finding, until the EOI
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(LiveNoEoi, irqflow::replay::LiveNoEoi)
+}  // namespace irqflow::replay::rules

@@ -18,6 +18,7 @@
 // that takes the model's word that the vector was deliverable (the guest may have
 // interrupts off, or a higher class in service, or APICv may deliver it unseen).
 // A ring-buffer drop or APICv activity ends every episode: the delivery may be unseen.
+#pragma once
 #include <array>
 #include <string>
 #include <vector>
@@ -26,19 +27,13 @@
 #include "check.hpp"
 #include "finding_text.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class LiveAcceptedNotDelivered final : public Check {
 public:
-    LiveAcceptedNotDelivered(RuleId id, const Model& m) : Check(id), state_(m.vcpu_count()) {}
+    LiveAcceptedNotDelivered(RuleId id, const Model& m) : Check(id, kSubscriptions), state_(m.vcpu_count()) {}
     void vcpus(std::size_t n) override { state_.resize(n); }
-    Subscriptions subscriptions() const override {
-        return {{},
-                {EventKind::ApicAcceptIrq, EventKind::ApicvAcceptIrq, EventKind::InjVirq, EventKind::Eoi, EventKind::PvEoi,
-                 EventKind::ApicvInhibitChanged, EventKind::Lost},
-                false};
-    }
+    static constexpr Subscriptions kSubscriptions{{}, {EventKind::ApicAcceptIrq, EventKind::ApicvAcceptIrq, EventKind::InjVirq, EventKind::Eoi, EventKind::PvEoi, EventKind::ApicvInhibitChanged, EventKind::Lost}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
         return "no edge-triggered accept into IRR (outside APICv/AVIC) in the input";
@@ -112,7 +107,4 @@ private:
     std::uint64_t epoch_ = 1;  // bumped when a drop or an APICv change ends every episode
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(LiveAcceptedNotDelivered, irqflow::replay::LiveAcceptedNotDelivered)
+}  // namespace irqflow::replay::rules

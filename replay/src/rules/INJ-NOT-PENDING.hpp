@@ -2,15 +2,15 @@
 // → kvm_apic_has_interrupt), so an injected vector must have been accepted and not yet
 // injected. Outside IRR it is either the 8259's ExtINT (recognised by the model) or a
 // delivery the trace cannot explain: a lost accept, or an injection out of nothing.
+#pragma once
 #include "injection.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class InjNotPending final : public Check {
 public:
-    InjNotPending(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::InjVirq}, {}, false}; }
+    InjNotPending(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
     void before(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!injection::judged(fx)) return;
@@ -26,7 +26,4 @@ public:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(InjNotPending, irqflow::replay::InjNotPending)
+}  // namespace irqflow::replay::rules

@@ -6,6 +6,7 @@
 // interrupt-window and PIT-reinjection inhibits on AVIC, guest debug blocking IRQs).
 // Inhibits that change a few times at boot stay quiet. Reason numbers are the kernel's
 // enum apicv_inhibit_reason, whose numbering differs between kernel versions.
+#pragma once
 #include <cstdio>
 #include <deque>
 #include <map>
@@ -15,13 +16,12 @@
 #include "../diagnose/candidates.hpp"
 #include "check.hpp"
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class LiveApicvInhibitFlap final : public Check {
 public:
-    LiveApicvInhibitFlap(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{}, {EventKind::ApicvInhibitChanged}, false}; }
+    LiveApicvInhibitFlap(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{}, {EventKind::ApicvInhibitChanged}, false};
     void after(const Event& e, const Effect&, const RuleContext& c) override {
         const auto reason = e.get(slot::apicv_reason);
         const auto set = e.get(slot::apicv_set);
@@ -63,7 +63,4 @@ private:
     std::map<std::pair<std::int32_t, std::int64_t>, Reason> reasons_;  // (VM, reason)
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(LiveApicvInhibitFlap, irqflow::replay::LiveApicvInhibitFlap)
+}  // namespace irqflow::replay::rules

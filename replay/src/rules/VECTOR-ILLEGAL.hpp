@@ -1,16 +1,16 @@
 // VECTOR-ILLEGAL: vectors 0-15 are reserved for exceptions; the APIC rejects them in
 // fixed and lowest-priority delivery (SDM: "illegal vector" in ESR). An accept or an
 // injection of one is a KVM or VMM bug.
+#pragma once
 #include "injection.hpp"
 #include <string>
 
-namespace irqflow::replay {
-namespace {
+namespace irqflow::replay::rules {
 
 class VectorIllegal final : public Check {
 public:
-    VectorIllegal(RuleId id, const Model&) : Check(id) {}
-    Subscriptions subscriptions() const override { return {{EventKind::ApicAcceptIrq, EventKind::InjVirq}, {}, false}; }
+    VectorIllegal(RuleId id, const Model&) : Check(id, kSubscriptions) {}
+    static constexpr Subscriptions kSubscriptions{{EventKind::ApicAcceptIrq, EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::ApicAcceptIrq, EventKind::InjVirq}); !s.empty()) return s;
         return "no accept or injection came while its vCPU's APIC state was known";
@@ -39,7 +39,4 @@ private:
     }
 };
 
-}  // namespace
-}  // namespace irqflow::replay
-
-IRQFLOW_REGISTER_RULE(VectorIllegal, irqflow::replay::VectorIllegal)
+}  // namespace irqflow::replay::rules

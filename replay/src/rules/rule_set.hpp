@@ -1,0 +1,95 @@
+// Every rule's check, one member each, and the calls the engine makes into them. For
+// each event kind the engine's handler calls exactly the rules whose kSubscriptions list
+// it, chosen at compile time and called directly: each rule class is final, so its hooks
+// inline into that kind's handler and its first test ("does this vCPU have anything in
+// service?") is all an event costs a rule it does not concern. Nothing here lists the
+// rules by hand: the members and the calls are generated from rules.def, whose order
+// they keep, and the build writes the rule files' includes from rules.def
+// (replay/CMakeLists.txt, irqflow_rule_files.hpp).
+#pragma once
+#include <array>
+#include <span>
+
+#include "check.hpp"
+#include "irqflow_rule_files.hpp"
+
+namespace irqflow::replay {
+
+class RuleSet {
+public:
+    RuleSet(const Model& m, const RuleMask& runs)
+        : runs_(runs)
+#define IRQFLOW_RULE(name, id, severity, summary) , name##_(RuleId::name, m)
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+    {
+        std::size_t i = 0;
+#define IRQFLOW_RULE(name, id, severity, summary) all_[i++] = &name##_;
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+    }
+    RuleSet(const RuleSet&) = delete;
+    RuleSet& operator=(const RuleSet&) = delete;
+
+    // Every rule, in rules.def order, and whether it runs in this replay.
+    std::span<Check* const> all() const { return all_; }
+    bool runs(RuleId r) const { return runs_[static_cast<std::size_t>(r)]; }
+
+    // Whether any rule wants events of kind K before (after) the model applies them.
+    template <EventKind K>
+    static constexpr bool wakes_before() {
+        return false
+#define IRQFLOW_RULE(name, id, severity, summary) || rules::name::kSubscriptions.before.has(K)
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+            ;
+    }
+    template <EventKind K>
+    static constexpr bool wakes_after() {
+        return false
+#define IRQFLOW_RULE(name, id, severity, summary) || rules::name::kSubscriptions.after.has(K)
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+            ;
+    }
+
+    template <EventKind K>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
+#define IRQFLOW_RULE(name, id, severity, summary)                   \
+    if constexpr (rules::name::kSubscriptions.before.has(K))        \
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) name##_.before(e, fx, c);
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+    }
+    template <EventKind K>
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
+#define IRQFLOW_RULE(name, id, severity, summary)                   \
+    if constexpr (rules::name::kSubscriptions.after.has(K))         \
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) name##_.after(e, fx, c);
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+    }
+    void on_ipi(const IpiSend& s, const RuleContext& c) {
+#define IRQFLOW_RULE(name, id, severity, summary)                   \
+    if constexpr (rules::name::kSubscriptions.ipis)                 \
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) name##_.on_ipi(s, c);
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+    }
+    void on_guest(const GuestOutcome& o, const RuleContext& c) {
+#define IRQFLOW_RULE(name, id, severity, summary)                   \
+    if constexpr (rules::name::kSubscriptions.guest)                \
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) name##_.on_guest(o, c);
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+    }
+
+private:
+    RuleMask runs_;
+#define IRQFLOW_RULE(name, id, severity, summary) rules::name name##_;
+#include "irqflow/replay/rules.def"
+#undef IRQFLOW_RULE
+    std::array<Check*, static_cast<std::size_t>(RuleId::Count_)> all_{};
+};
+
+}  // namespace irqflow::replay
