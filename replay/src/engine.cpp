@@ -23,7 +23,7 @@ void Engine::handle(Engine& self, const Event& e) {
     auto& model = self.model_;
     const Effect fx = model.decide<K>(e);
     self.observers_.before<K>(e, fx, model);
-    if constexpr (RuleSet::wakes_before<K>()) {
+    if constexpr (RuleSet::any_before<K>()) {
         const std::size_t found = self.r_.findings.size();
         self.rules_->before<K>(e, fx, self.ctx_);
         if constexpr (K == EventKind::InjVirq || K == EventKind::Eoi || K == EventKind::PvEoi)
@@ -32,7 +32,7 @@ void Engine::handle(Engine& self, const Event& e) {
     model.commit<K>(e, fx);
     if constexpr (K == EventKind::Entry || K == EventKind::Exit) self.dispatch_completed_ipis();
     self.observers_.after<K>(e, fx, model);
-    if constexpr (RuleSet::wakes_after<K>()) self.rules_->after<K>(e, fx, self.ctx_);
+    if constexpr (RuleSet::any_after<K>()) self.rules_->after<K>(e, fx, self.ctx_);
 }
 
 void Engine::feed(const Event& e) {

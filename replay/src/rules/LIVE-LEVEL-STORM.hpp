@@ -31,6 +31,10 @@ class LiveLevelStorm final : public Check {
 public:
     LiveLevelStorm(RuleId id, const Model&) : Check(id, kSubscriptions) {}
     static constexpr Subscriptions kSubscriptions{{}, {EventKind::ApicAcceptIrq, EventKind::Eoi, EventKind::Entry, EventKind::SetIrq, EventKind::IoapicSetIrq, EventKind::Lost}, false};
+    // An entry matters only while some vCPU EOI'd a level vector with its line asserted.
+    bool wakes_after(const Event& e, const Effect& fx, const RuleContext&) const {
+        return e.kind != EventKind::Entry || (watching_ > 0 && fx.vcpu != kNoVcpu);
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         switch (e.kind) {
         case EventKind::Lost:

@@ -24,6 +24,14 @@ public:
         if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;
         return "no vCPU entered the guest with a vector in service while its APIC state was known";
     }
+    // An entry matters only with a vector in service; an EOI only while a finding awaits it.
+    bool wakes_after(const Event& e, const Effect& fx, const RuleContext& c) const {
+        if (fx.vcpu == kNoVcpu) return false;
+        if (e.kind != EventKind::Entry) return true;
+        const auto& v = c.model.vcpu(fx.vcpu);
+        return v.synced && !v.lapic.isr().empty();
+    }
+    bool wakes_before(const Event&, const Effect&, const RuleContext&) const { return !awaiting_.empty(); }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
         auto& reported = reported_[static_cast<std::size_t>(fx.vcpu.value())];

@@ -23,6 +23,11 @@ public:
         if (auto s = none_of(seen, {EventKind::Entry}); !s.empty()) return s;
         return "no vCPU entered the guest with a vector deliverable while its APIC state was known";
     }
+    // An entry with nothing pending matters only to end the vCPU's episode, if it has one.
+    bool wakes_after(const Event&, const Effect& fx, const RuleContext& c) const {
+        if (fx.vcpu == kNoVcpu) return false;
+        return !c.model.vcpu(fx.vcpu).lapic.irr().empty() || state_[static_cast<std::size_t>(fx.vcpu.value())].vector >= 0;
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];

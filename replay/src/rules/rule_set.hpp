@@ -8,12 +8,26 @@
 // (replay/CMakeLists.txt, irqflow_rule_files.hpp).
 #pragma once
 #include <array>
+#include <concepts>
 #include <span>
 
 #include "check.hpp"
 #include "irqflow_rule_files.hpp"
 
 namespace irqflow::replay {
+
+// A rule may say, in a cheap inline test, whether an event concerns it at all
+// (`bool wakes_before/wakes_after(const Event&, const Effect&, const RuleContext&) const`,
+// typically "does this vCPU have anything in service?"): the handler tests that and
+// calls the rule's hook, which the compiler does not inline when it is big, only then.
+template <class R>
+concept WakesBefore = requires(const R& r, const Event& e, const Effect& fx, const RuleContext& c) {
+    { r.wakes_before(e, fx, c) } -> std::same_as<bool>;
+};
+template <class R>
+concept WakesAfter = requires(const R& r, const Event& e, const Effect& fx, const RuleContext& c) {
+    { r.wakes_after(e, fx, c) } -> std::same_as<bool>;
+};
 
 class RuleSet {
 public:
@@ -37,7 +51,7 @@ public:
 
     // Whether any rule wants events of kind K before (after) the model applies them.
     template <EventKind K>
-    static constexpr bool wakes_before() {
+    static constexpr bool any_before() {
         return false
 #define IRQFLOW_RULE(name, id, severity, summary) || rules::name::kSubscriptions.before.has(K)
 #include "irqflow/replay/rules.def"
@@ -45,7 +59,7 @@ public:
             ;
     }
     template <EventKind K>
-    static constexpr bool wakes_after() {
+    static constexpr bool any_after() {
         return false
 #define IRQFLOW_RULE(name, id, severity, summary) || rules::name::kSubscriptions.after.has(K)
 #include "irqflow/replay/rules.def"
@@ -57,7 +71,7 @@ public:
     [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
 #define IRQFLOW_RULE(name, id, severity, summary)                   \
     if constexpr (rules::name::kSubscriptions.before.has(K))        \
-        if (runs_[static_cast<std::size_t>(RuleId::name)]) name##_.before(e, fx, c);
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) call_before(name##_, e, fx, c);
 #include "irqflow/replay/rules.def"
 #undef IRQFLOW_RULE
     }
@@ -65,7 +79,7 @@ public:
     [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
 #define IRQFLOW_RULE(name, id, severity, summary)                   \
     if constexpr (rules::name::kSubscriptions.after.has(K))         \
-        if (runs_[static_cast<std::size_t>(RuleId::name)]) name##_.after(e, fx, c);
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) call_after(name##_, e, fx, c);
 #include "irqflow/replay/rules.def"
 #undef IRQFLOW_RULE
     }
@@ -85,6 +99,19 @@ public:
     }
 
 private:
+    template <class R>
+    [[gnu::always_inline]] static void call_before(R& r, const Event& e, const Effect& fx, const RuleContext& c) {
+        if constexpr (WakesBefore<R>)
+            if (!r.wakes_before(e, fx, c)) return;
+        r.before(e, fx, c);
+    }
+    template <class R>
+    [[gnu::always_inline]] static void call_after(R& r, const Event& e, const Effect& fx, const RuleContext& c) {
+        if constexpr (WakesAfter<R>)
+            if (!r.wakes_after(e, fx, c)) return;
+        r.after(e, fx, c);
+    }
+
     RuleMask runs_;
 #define IRQFLOW_RULE(name, id, severity, summary) rules::name name##_;
 #include "irqflow/replay/rules.def"
