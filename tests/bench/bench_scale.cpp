@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
                 static_cast<double>(std::filesystem::file_size(file)) / 1e6);
     std::printf("%-8s %10s %14s %10s %12s\n", "what", "seconds", "events/s", "peak MB", "bytes/event");
     const double n = static_cast<double>(exact);
-    double report_s = 0, stats_s = 0;
+    double report_s = 0, stats_s = 0, check_s = 0;
     std::string floor_line;
     auto row = [&](const char* what, const Run& r) {
         std::printf("%-8s %10.2f %14.0f %10.0f %12.1f%s\n", what, r.seconds, n / r.seconds, static_cast<double>(r.max_rss_kb) / 1024,
@@ -101,7 +102,33 @@ int main(int argc, char** argv) {
         stats_s = r.seconds;
         row("stats", r);
     }
-    if (wanted("check")) row("check", run({IRQFLOW, "check", file}));
+    std::string stages_line;
+    if (wanted("check")) {
+        const Run c = run({IRQFLOW, "check", file});
+        row("check", c);
+        // check's two stages, alone and together (bench_check_stages: its own output)
+        const std::string out = dir + "/irqflow-bench-stages.txt";
+        const Run st = run({CHECK_STAGES, file}, out);
+        unsigned long long ev = 0;
+        double pass1 = 0, pass2 = 0, replay = 0, together = 0;
+        if (std::FILE* f = std::fopen(out.c_str(), "r")) {
+            if (std::fscanf(f, "stages %llu %lf %lf %lf %lf", &ev, &pass1, &pass2, &replay, &together) != 5) ev = 0;
+            std::fclose(f);
+        }
+        std::filesystem::remove(out);
+        char line[512];
+        if (st.status == 0 && ev > 0) {
+            const double decode = pass1 + pass2, slower = std::max(decode, replay);
+            std::snprintf(line, sizeof line,
+                          "check's stages: decode %.2f s (attribution pass %.2f + decoding pass %.2f), replay %.2f s CPU (%.1f M events/s); "
+                          "streamed check %.2f s = %.2fx the slower stage alone (`irqflow check`: %.2f s)",
+                          decode, pass1, pass2, replay, static_cast<double>(ev) / replay / 1e6, together, together / slower, c.seconds);
+            stages_line = line;
+        } else {
+            stages_line = "check's stages: bench_check_stages failed";
+        }
+        check_s = c.seconds;
+    }
     if (wanted("import")) {
         const std::string db = dir + "/irqflow-bench-scale.db";
         std::filesystem::remove(db);
@@ -140,6 +167,8 @@ int main(int argc, char** argv) {
         std::filesystem::remove(out);
     }
     if (report_s > 0 && stats_s > 0) std::printf("ingest (stats) vs trace-cmd report: %.1fx\n", report_s / stats_s);
+    if (report_s > 0 && check_s > 0) std::printf("check vs trace-cmd report: %.1fx\n", report_s / check_s);
+    if (!stages_line.empty()) std::printf("%s\n", stages_line.c_str());
     if (!floor_line.empty()) std::printf("%s\n", floor_line.c_str());
     if (!keep) {
         std::filesystem::remove(file);
