@@ -1,9 +1,12 @@
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
+#include <span>
 #include <string_view>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 #include "dat/dat_reader.hpp"
 #include "dat/dat_validate.hpp"
@@ -75,8 +78,19 @@ TraceStream::TraceStream(const std::string& path, const LoadOptions& options, co
 TraceStream::~TraceStream() = default;
 
 void TraceStream::each_event(const EventSink& on_event) {
+    each_batch([&](std::span<const Event> batch) {
+        for (const Event& e : batch) on_event(e);
+    });
+}
+
+void TraceStream::each_batch(const BatchSink& on_batch) {
     if (!dat_) {
-        t_.events.for_each(on_event);
+        std::vector<Event> buf(EventStore::kChunk);
+        for (std::size_t i = 0; i < t_.events.size(); i += EventStore::kChunk) {
+            const std::size_t n = std::min(EventStore::kChunk, t_.events.size() - i);
+            t_.events.decode_chunk(i, std::span(buf).first(n));
+            on_batch(std::span<const Event>(buf).first(n));
+        }
         return;
     }
     // The same records again, in the same order with the same numbers, decoded and
@@ -109,8 +123,7 @@ void TraceStream::each_event(const EventSink& on_event) {
     });
     try {
         EventPipe::Batch batch;
-        while (pipe.pop(batch))
-            for (const Event& e : batch) on_event(e);
+        while (pipe.pop(batch)) on_batch(batch);
     } catch (...) {
         pipe.cancel();
         decoder.join();

@@ -64,9 +64,10 @@ Checked check(const Source& source, const replay::ReplayOptions& options, Hold h
     if (watch.known) watch.known(stream.trace());
     enter(watch, Stage::Replay);
     Follow follow(stream.trace(), options);
-    stream.each_event([&](const Event& e) {
-        follow.feed(e);
-        if (watch.event) watch.event(e);
+    stream.each_batch([&](std::span<const Event> batch) {
+        follow.feed(batch);
+        if (watch.event)
+            for (const Event& e : batch) watch.event(e);
     });
     Checked c;
     c.result = follow.finish();

@@ -57,6 +57,7 @@ class Follow {
 public:
     Follow(const Trace& known, const replay::ReplayOptions& options) : replay_(known, options) {}
     void feed(const Event& e) { replay_.feed(e); }
+    void feed(std::span<const Event> events) { replay_.feed(events); }
     replay::ReplayResult finish() { return replay_.finish(); }
 
 private:

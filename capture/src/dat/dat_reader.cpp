@@ -218,20 +218,36 @@ void read_header_bytes(const std::string& path, const DatLayout& layout, std::ve
 // merging afterwards was slower on 2 cores: the extra copy of every event costs more
 // than the second core saves.)
 void decode_merged(std::vector<StreamPagesPtr>& streams, const DatLayout& layout, const RecordDecoder& decoder, Batch& out) {
+    // The next record is the earliest head of all the CPUs' streams (the lowest CPU
+    // index among equal timestamps). After picking a stream, the best of the others is
+    // found once, and the picked stream goes on for as long as its records still come
+    // first: a CPU's records come in runs, and a scan of every CPU per record (with a
+    // std::vector<bool> of the live ones) was a tenth of the reader's instructions.
+    const std::size_t n = streams.size();
     std::vector<StreamCursor> cursors;
-    std::vector<RawRecord> head(streams.size());
-    std::vector<bool> live(streams.size());
-    for (std::size_t i = 0; i < streams.size(); ++i) {
+    std::vector<RawRecord> head(n);
+    std::vector<std::uint8_t> live(n);
+    for (std::size_t i = 0; i < n; ++i) {
         cursors.emplace_back(*streams[i], layout.page_size, decoder.long_size());
-        live[i] = cursors[i].next(head[i]);
+        live[i] = cursors[i].next(head[i]) ? 1 : 0;
     }
-    for (;;) {
-        std::size_t best = streams.size();
-        for (std::size_t i = 0; i < streams.size(); ++i)
-            if (live[i] && (best == streams.size() || head[i].ts < head[best].ts)) best = i;
-        if (best == streams.size()) return;
-        decoder.decode(head[best], out);
-        live[best] = cursors[best].next(head[best]);
+    auto earliest = [&](std::size_t skip) {
+        std::size_t best = n;
+        for (std::size_t i = 0; i < n; ++i)
+            if (i != skip && live[i] && (best == n || head[i].ts < head[best].ts)) best = i;
+        return best;
+    };
+    for (std::size_t best = earliest(n); best != n;) {
+        const std::size_t next = earliest(best);  // where the run of `best` ends
+        for (;;) {
+            decoder.decode(head[best], out);
+            if (!cursors[best].next(head[best])) {
+                live[best] = 0;
+                break;
+            }
+            if (next != n && (head[next].ts < head[best].ts || (head[next].ts == head[best].ts && next < best))) break;
+        }
+        best = earliest(n);
     }
 }
 

@@ -17,7 +17,8 @@ namespace {
 
 // Reads a scalar field straight from the record (the file is little-endian: checked
 // by the validator); sign-extends signed fields narrower than 64 bits.
-std::int64_t read_field(const tep_format_field* f, const void* data) {
+// (Inlined: a call per field was a tenth of the reader's instructions.)
+[[gnu::always_inline]] inline std::int64_t read_field(const tep_format_field* f, const void* data) {
     const auto* p = static_cast<const unsigned char*>(data) + f->offset;
     std::uint64_t v = 0;
     switch (f->size) {

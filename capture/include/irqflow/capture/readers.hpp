@@ -3,6 +3,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "irqflow/capture/trace.hpp"
@@ -37,6 +38,8 @@ Trace load_trace(const std::string& path, const LoadOptions& options = {});
 void check_trace_headers(const std::string& path);
 
 using EventSink = std::function<void(const Event&)>;
+// Events in order, a batch at a time (one call per batch, not per event).
+using BatchSink = std::function<void(std::span<const Event>)>;
 
 // A trace handed over event by event, attributed, without holding its events (what
 // check/stats need for traces too big to keep). Constructing it reads a trace.dat once
@@ -56,6 +59,8 @@ public:
     // Everything but the events: meta, names, VMs, drop windows, comms, source lines.
     const Trace& trace() const { return t_; }
     void each_event(const EventSink& on_event);
+    // The same events, as the decoding thread hands them over: a batch at a time.
+    void each_batch(const BatchSink& on_batch);
 
 private:
     std::string path_;
