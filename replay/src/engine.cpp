@@ -9,7 +9,7 @@ namespace irqflow::replay {
 
 Engine::Engine(const Trace& t, const ReplayOptions& o, PvEoiSemantics semantics)
     : t_(t), o_(o), model_(t, semantics), observers_(model_, o_, r_), rules_(std::make_unique<RuleSet>(model_, o_.rules)),
-      ctx_{recent_, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()), drops_(t_.drop_window_starts) {
+      ctx_{recent_, model_, observers_.evidence(), o_, semantics, r_.findings}, follow_ons_(model_.vcpu_count()), drops_(t_.drop_window_starts), next_drop_(drops_.next_start()) {
     r_.semantics = semantics;
     if (o_.guest) guest_ = std::make_unique<GuestTracker>(t_, *o_.guest, o_.guest_vm, [this](const GuestOutcome& g) { dispatch_guest(g); });
 }
@@ -35,16 +35,35 @@ void Engine::handle(Engine& self, const Event& e) {
     if constexpr (RuleSet::any_after<K>()) self.rules_->after<K>(e, fx, self.ctx_);
 }
 
-void Engine::feed(const Event& e) {
-    if (index_ >= drops_.next_start())
-        for (std::size_t k = drops_.opening_before(index_); k > 0; --k) model_.drop_window_opens();
-    if (guest_) guest_->until(e.ts);
+void Engine::open_drop_windows() {
+    for (std::size_t k = drops_.opening_before(index_); k > 0; --k) model_.drop_window_opens();
+    next_drop_ = drops_.next_start();
+}
+
+template <bool Guest>
+[[gnu::always_inline]] inline void Engine::step(const Event& e) {
+    if (index_ >= next_drop_) [[unlikely]]
+        open_drop_windows();
+    if constexpr (Guest) guest_->until(e.ts);
     static constexpr auto kHandlers = handlers(std::make_index_sequence<kKinds>());
     kHandlers[static_cast<std::size_t>(e.kind)](*this, e);
-    if (guest_) guest_->host(e);
+    if constexpr (Guest) guest_->host(e);
     ++seen_[static_cast<std::size_t>(e.kind)];
     recent_.push(e);
     ++index_;
+}
+
+void Engine::feed(const Event& e) {
+    if (guest_) step<true>(e);
+    else step<false>(e);
+}
+
+void Engine::feed(std::span<const Event> events) {
+    if (guest_) {
+        for (const Event& e : events) step<true>(e);
+    } else {
+        for (const Event& e : events) step<false>(e);
+    }
 }
 
 VcpuSlot Engine::add_vcpu(VmId vm, const VcpuInfo& info) {
@@ -64,7 +83,7 @@ void Engine::learnt(VmId vm, const VcpuInfo& info) {
 }
 
 void Engine::run() {
-    t_.events.for_each([this](const Event& e) { feed(e); });
+    t_.events.for_each([this](const Event& e) { guest_ ? step<true>(e) : step<false>(e); });
     finish();
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -25,12 +26,16 @@ public:
     // The trace's events in order, one at a time (the trace itself need not hold them);
     // then finish() once.
     void feed(const Event& e);
+    void feed(std::span<const Event> events);  // the same, one call per batch
     void finish();
     void run();  // feed every event the trace holds, then finish
     // What a live stream learns as it goes (StreamingReplay).
     VcpuSlot add_vcpu(VmId vm, const VcpuInfo& info);
     void learnt(VmId vm, const VcpuInfo& info);
-    void add_drop_window(std::size_t start) { drops_.add(start); }
+    void add_drop_window(std::size_t start) {
+        drops_.add(start);
+        next_drop_ = drops_.next_start();
+    }
     const std::vector<Finding>& findings() const { return r_.findings; }
     ReplayResult take() { return std::move(r_); }
 
@@ -45,6 +50,10 @@ private:
     static constexpr std::array<Handler, kKinds> handlers(std::index_sequence<K...>) {
         return {&Engine::handle<static_cast<EventKind>(K)>...};
     }
+    // What every event costs besides its handler; Guest: a guest trace is matched.
+    template <bool Guest>
+    void step(const Event& e);
+    void open_drop_windows();
     void dispatch_completed_ipis() {
         if (!model_.completed().empty()) dispatch_ipis();
     }
@@ -65,6 +74,7 @@ private:
     std::map<std::uint64_t, std::size_t> misplaced_handlers_;  // injection record → the finding of the handler that took its place
     FollowOns follow_ons_;
     DropWindows drops_;
+    std::size_t next_drop_;  // drops_.next_start(), tested before each event
     std::size_t index_ = 0;  // of the next event fed
     KindCounts seen_{};      // events fed, by kind
 };

@@ -83,9 +83,7 @@ StreamingReplay::StreamingReplay(const Trace& trace, const ReplayOptions& option
 StreamingReplay::~StreamingReplay() = default;
 
 void StreamingReplay::feed(const Event& e) { engine_->feed(e); }
-void StreamingReplay::feed(std::span<const Event> events) {
-    for (const Event& e : events) engine_->feed(e);
-}
+void StreamingReplay::feed(std::span<const Event> events) { engine_->feed(events); }
 void StreamingReplay::vcpu(VmId vm, const VcpuInfo& info) { engine_->learnt(vm, info); }
 void StreamingReplay::drop_window(std::size_t start) { engine_->add_drop_window(start); }
 const std::vector<Finding>& StreamingReplay::findings() const { return engine_->findings(); }

@@ -18,8 +18,8 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "../diagnose/candidates.hpp"
 #include "check.hpp"
@@ -46,11 +46,11 @@ public:
             const auto gsi = e.get(slot::setirq_gsi);
             if (!gsi) return;
             if (e.get(slot::setirq_level) == 0) lowered(c, e.vm, line_vector(c, e.vm, *gsi));
-            else raising_[e.tid.value()] = *gsi;  // the accept it causes follows on this thread
+            else raising_.set(e.tid.value(), *gsi);  // the accept it causes follows on this thread
             return;
         }
         case EventKind::IoapicSetIrq:  // in-kernel: the raise on this thread is complete
-            raising_.erase(e.tid.value());
+            raising_.take(e.tid.value());
             if (e.get(slot::ioapic_masked) == 1) lowered(c, e.vm, static_cast<int>(e.get(slot::ioapic_vec).value_or(-1)));
             return;
         case EventKind::Entry:  // the EOI-ing vCPU runs again: its EOI's processing is over
@@ -102,12 +102,7 @@ private:
     };
 
     void accepted(const Event& e, const Effect& fx, const RuleContext& c) {
-        const auto raised = raising_.find(e.tid.value());
-        std::optional<std::int64_t> gsi;
-        if (raised != raising_.end()) {
-            gsi = raised->second;
-            raising_.erase(raised);
-        }
+        const std::optional<std::int64_t> gsi = raising_.take(e.tid.value());
         if (fx.outcome != Outcome::Accepted || !fx.level) return;
         ++level_accepts_;
         const std::pair<std::int32_t, int> key{fx.vcpu.value(), fx.vector};
@@ -202,7 +197,34 @@ private:
     }
     std::map<std::pair<std::int32_t, int>, Line> lines_;  // (destination vCPU slot, vector) of level accepts
     std::map<std::pair<std::int32_t, std::int64_t>, int> gsi_vector_;  // (VM, GSI) → the vector its accepts carried
-    std::unordered_map<std::int32_t, std::int64_t> raising_;  // thread → GSI it just raised
+    // Thread → the GSI it just raised: a raise and its accept are a few events apart, so
+    // this holds one or two threads at a time and a flat list beats a hash map (a map
+    // insert and erase per kvm_set_irq were most of this rule's cost).
+    class Raising {
+    public:
+        void set(std::int32_t tid, std::int64_t gsi) {
+            for (auto& r : raising_)
+                if (r.first == tid) {
+                    r.second = gsi;
+                    return;
+                }
+            raising_.emplace_back(tid, gsi);
+        }
+        std::optional<std::int64_t> take(std::int32_t tid) {
+            for (std::size_t i = 0; i < raising_.size(); ++i)
+                if (raising_[i].first == tid) {
+                    const std::int64_t gsi = raising_[i].second;
+                    raising_[i] = raising_.back();
+                    raising_.pop_back();
+                    return gsi;
+                }
+            return std::nullopt;
+        }
+        void clear() { raising_.clear(); }
+
+    private:
+        std::vector<std::pair<std::int32_t, std::int64_t>> raising_;
+    } raising_;
     int watching_ = 0;  // lines with a watcher: entries need not look otherwise
     std::uint64_t level_accepts_ = 0;
 };

@@ -32,7 +32,8 @@ public:
         if (auto s = none_of(seen, {EventKind::InjVirq, EventKind::InjException}); !s.empty()) return s;
         return "no re-injection (kvm_inj_virq or kvm_inj_exception … [reinjected]) after an exit and an entry in the input";
     }
-    void after(const Event& e, const Effect& fx, const RuleContext& c) override {
+    // Inlined into each kind's handler: on every entry and exit it only notes the exit.
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
         switch (e.kind) {
