@@ -82,7 +82,11 @@ void Attributor::learn(const Event& e) {
         injectors_.insert(tid);
     }
     if (!learns_fields(e.kind)) return;
-    if (auto id = own_vcpu_id(e)) vcpu_of_tid_.try_emplace(tid, static_cast<std::int32_t>(*id));
+    if (tid != last_vcpu_tid_)
+        if (auto id = own_vcpu_id(e)) {
+            vcpu_of_tid_.try_emplace(tid, static_cast<std::int32_t>(*id));
+            last_vcpu_tid_ = tid;
+        }
     if (auto named = named_vcpu(e); named && tid >= 0 && std::pair{tid, *named} != last_naming_) {
         last_naming_ = {tid, *named};
         named_by_tid_.insert({tid, named->value()});
@@ -94,10 +98,17 @@ void Attributor::learn(const Event& e) {
     if (is_accept(e.kind)) apic = e.get(slot::accept_apicid);
     if (is_eoi(e.kind)) {
         apic = e.get(slot::eoi_apicid);
-        if (apic) eoi_apic_of_tid_.try_emplace(tid, *apic);
+        if (apic && tid != last_eoi_tid_) {
+            eoi_apic_of_tid_.try_emplace(tid, *apic);
+            last_eoi_tid_ = tid;
+        }
     }
     if (!apic || *apic < 0 || *apic > kMaxInferredApicId) return;
-    auto& v = by_apic_[*apic];
+    if (*apic != last_apic_) {  // (std::map's nodes stay where they are)
+        last_apic_ = *apic;
+        last_apic_info_ = &by_apic_[*apic];
+    }
+    auto& v = *last_apic_info_;
     v.id = VcpuId(static_cast<std::int32_t>(*apic));
     v.apic = ApicId(static_cast<std::uint32_t>(*apic));
     v.apic_from_trace = true;

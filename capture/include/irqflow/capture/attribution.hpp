@@ -53,6 +53,10 @@ public:
 
     // `names` resolves name ids (the trace being attributed).
     explicit Attributor(const Trace& names) : kvm_work_(names) {}
+    // Moved, never copied (learn() keeps a pointer into by_apic_, whose nodes a move keeps).
+    Attributor(Attributor&&) = default;
+    Attributor(const Attributor&) = delete;
+    Attributor& operator=(const Attributor&) = delete;
     // Pass 1, every event in order (Lost markers included). `e` carries kind, tid, cpu
     // and name_id, and its fields when learns_fields(kind).
     void learn(const Event& e);
@@ -79,6 +83,12 @@ private:
     std::int32_t last_learnt_tid_ = INT32_MIN;
     std::set<std::pair<std::int32_t, std::int32_t>> named_by_tid_;  // (thread, a vCPU id its events name)
     std::pair<std::int32_t, VcpuId> last_naming_{INT32_MIN, kUnknownVcpu};
+    // A thread's events come in runs: the last thread already in vcpu_of_tid_ (and in
+    // eoi_apic_of_tid_), and the last APIC id's entry in by_apic_, spare a lookup per
+    // entry, exit, accept and EOI of the run (each only ever inserts its first value).
+    std::int32_t last_vcpu_tid_ = INT32_MIN, last_eoi_tid_ = INT32_MIN;
+    std::int64_t last_apic_ = -1;
+    VcpuInfo* last_apic_info_ = nullptr;
     // for owner()
     std::unordered_map<std::int32_t, ThreadVm> thread_;
     ApicOwners vcpu_of_apic_;
