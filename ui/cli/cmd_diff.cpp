@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <future>
 #include <iostream>
 #include <optional>
-#include <utility>
 
 #include "args.hpp"
 #include "compare.hpp"
@@ -20,46 +18,19 @@ namespace {
 
 // A run named on the command line: a trace file, or DB:SESSION (a stored session, replayed
 // with the semantics it was imported with).
-// What a run's name refers to, found on the main thread: a stored session, or a trace
-// file whose headers were checked (the check forks, which must not happen while the
-// other run loads on a thread of its own).
-struct RunSource {
-    std::string given;
-    std::optional<storage::StoredSessionName> stored;
-    std::string path;  // a trace file (a pipe saved to one)
-};
-
-RunSource find_run(const std::string& given) {
-    if (auto name = storage::stored_session_name(given)) return {given, std::move(name), {}};
+RunDigest load_run(const std::string& given) {
+    if (const auto name = storage::stored_session_name(given)) {
+        const auto db = storage::open_store(name->db, storage::Store::Mode::ReadOnly);
+        const auto run = pipeline::replay_stored(*db, name->session);
+        return digest(given, run.stored.trace, run.result);
+    }
     if (storage::is_database_file(given) || storage::is_postgres_uri(given))
         throw UsageError(given + " is a database: name the session as " + given + ":SESSION (irqflow sessions --db " + given + " lists them)");
-    RunSource s{given, std::nullopt, readable_trace(given)};
-    check_trace_headers(s.path);
-    return s;
-}
-
-RunDigest load_run(const RunSource& s) {
-    if (s.stored) {
-        const auto db = storage::open_store(s.stored->db, storage::Store::Mode::ReadOnly);
-        const auto run = pipeline::replay_stored(*db, s.stored->session);
-        return digest(s.given, run.stored.trace, run.result);
-    }
     replay::ReplayOptions ro;
     ro.collect_details = true;
-    pipeline::Source source{s.path, {}, {}};
-    source.load.headers_checked = true;
-    const auto run = pipeline::check(source, ro, pipeline::Hold::Whole);
-    return digest(shown_name(s.path), run.trace, run.result);
-}
-
-// Two trace files load and replay at once, one per core; a stored session is read on
-// the main thread (opening databases stays single-threaded).
-std::pair<RunDigest, RunDigest> load_runs(const std::string& a_name, const std::string& b_name) {
-    const RunSource a = find_run(a_name), b = find_run(b_name);
-    if (a.stored || b.stored) return {load_run(a), load_run(b)};
-    auto later = std::async(std::launch::async, [&b] { return load_run(b); });
-    RunDigest first = load_run(a);
-    return {std::move(first), later.get()};
+    const std::string path = readable_trace(given);
+    const auto run = pipeline::check({path, {}, {}}, ro, pipeline::Hold::Whole);
+    return digest(shown_name(path), run.trace, run.result);
 }
 
 // The rows of one section, under its title; nothing when none is picked.
@@ -174,7 +145,7 @@ int run(const std::string& a_name, const std::string& b_name, bool json, bool fu
         if (!g) throw UsageError("--fail-on '" + gate_texts[i] + "': " + error);
         gates.push_back(std::move(*g));
     }
-    const auto [a, b] = load_runs(a_name, b_name);
+    const RunDigest a = load_run(a_name), b = load_run(b_name);
     std::optional<VcpuMap> pairs;
     if (!vcpu_map.empty()) {
         std::string error;
