@@ -38,6 +38,14 @@ public:
         if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
         return "no edge-triggered accept into IRR (outside APICv/AVIC) in the input";
     }
+    // An injection or EOI matters only to a vector with an episode open (accepted since
+    // its last delivery): with none, the reset below changes nothing.
+    bool wakes_after(const Event& e, const Effect& fx, const RuleContext& c) const {
+        if (e.kind != EventKind::InjVirq && e.kind != EventKind::Eoi && e.kind != EventKind::PvEoi) return true;
+        if (!c.model.proofs_hold()) return true;
+        if (fx.vcpu == kNoVcpu || fx.vector < 0 || fx.vector >= apic::kVectors) return false;
+        return state_[static_cast<std::size_t>(fx.vcpu.value())][static_cast<std::size_t>(fx.vector)].accepts != 0;
+    }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (!c.model.proofs_hold() || e.kind == EventKind::Lost || e.kind == EventKind::ApicvInhibitChanged) {
             ++epoch_;  // every episode ends (lazily: a drop window covers many events)
