@@ -1,12 +1,10 @@
 #include <sys/stat.h>
 
-#include <algorithm>
 #include <fstream>
 #include <span>
 #include <string_view>
 #include <thread>
 #include <tuple>
-#include <vector>
 
 #include "dat/dat_reader.hpp"
 #include "dat/dat_validate.hpp"
@@ -85,12 +83,7 @@ void TraceStream::each_event(const EventSink& on_event) {
 
 void TraceStream::each_batch(const BatchSink& on_batch) {
     if (!dat_) {
-        std::vector<Event> buf(EventStore::kChunk);
-        for (std::size_t i = 0; i < t_.events.size(); i += EventStore::kChunk) {
-            const std::size_t n = std::min(EventStore::kChunk, t_.events.size() - i);
-            t_.events.decode_chunk(i, std::span(buf).first(n));
-            on_batch(std::span<const Event>(buf).first(n));
-        }
+        t_.events.for_each_chunk(0, t_.events.size(), on_batch);
         return;
     }
     // The same records again, in the same order with the same numbers, decoded and

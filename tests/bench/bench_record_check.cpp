@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <string>
 #include <unistd.h>
 
+#include "clocks.hpp"
 #include "pipeline.hpp"
 #include "ring_pages.hpp"
 #include "zst_sample.hpp"
@@ -21,11 +21,7 @@ using namespace irqflow;
 
 namespace {
 
-double cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-}
+double cpu_seconds() { return bench::process_cpu_seconds(); }
 
 }  // namespace
 

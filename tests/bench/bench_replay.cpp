@@ -13,14 +13,12 @@
 //   bench_replay [--events N] [FILE]                  (default: samples/pveoi-on.dat, 10 M events)
 //   valgrind --tool=callgrind --collect-atstart=no '--toggle-collect=*feed_stage*'
 //            --callgrind-out-file=DIR/cg bench_replay --instructions DIR   (one command)
-#include <time.h>
 #if __has_include(<valgrind/callgrind.h>)
 #include <valgrind/callgrind.h>
 #define IRQFLOW_HAVE_CALLGRIND 1
 #endif
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -32,6 +30,7 @@
 #include "irqflow/capture/batch_pipe.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
+#include "clocks.hpp"
 #include "repeat_trace.hpp"
 
 namespace {
@@ -41,13 +40,8 @@ using irqflow::EventPipe;
 using irqflow::Trace;
 namespace replay = irqflow::replay;
 
-double thread_cpu_seconds() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
-}
-
-double wall_seconds() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+using irqflow::bench::thread_cpu_seconds;
+using irqflow::bench::wall_seconds;
 
 // The store decoded into pipe-sized batches, each handed to `sink`, which returns the
 // (empty) batch to fill next.

@@ -122,18 +122,25 @@ public:
     // the end of first's chunk, kChunk events), decoded into `out`: the sequential way,
     // each column's block looked up once per chunk instead of once per field.
     void decode_chunk(std::size_t first, std::span<Event> out) const;
-    // f(const Event&) on each event of [first, last), decoded a chunk at a time into a
-    // buffer the callee must not keep references into. What every full pass uses.
+    // f(std::span<const Event>) on the events of [first, last), decoded a chunk at a
+    // time into a buffer the callee must not keep references into.
     template <class F>
-    void for_each(std::size_t first, std::size_t last, F&& f) const {
+    void for_each_chunk(std::size_t first, std::size_t last, F&& f) const {
         last = std::min(last, size());
         std::array<Event, kChunk> buf;
         while (first < last) {
             const std::size_t n = std::min(last - first, kChunk - first % kChunk);
             decode_chunk(first, std::span(buf).first(n));
-            for (std::size_t k = 0; k < n; ++k) f(std::as_const(buf[k]));
+            f(std::span<const Event>(buf).first(n));
             first += n;
         }
+    }
+    // f(const Event&) on each event of [first, last), the same way. What every full pass uses.
+    template <class F>
+    void for_each(std::size_t first, std::size_t last, F&& f) const {
+        for_each_chunk(first, last, [&f](std::span<const Event> chunk) {
+            for (const Event& e : chunk) f(e);
+        });
     }
     template <class F>
     void for_each(F&& f) const { for_each(0, size(), std::forward<F>(f)); }
