@@ -114,97 +114,6 @@ private:
 };
 
 
-// One ring-buffer page being walked. The format is the kernel's (described by the
-// header_page/header_event files stored in every trace.dat): a page header
-// (u64 timestamp, long commit) then events, each a u32 header holding a 5-bit
-// type_len and a 27-bit time delta. type_len 1..28: data of type_len*4 bytes;
-// 0: length in the next word; 29: padding; 30: time extend; 31: absolute stamp.
-class PageCursor {
-public:
-    // Loads a page; false when its header is impossible.
-    bool load(const unsigned char* p, std::uint64_t page, int long_size) {
-        const std::uint64_t header = 8 + static_cast<std::uint64_t>(long_size);
-        std::uint64_t commit = 0;
-        std::memcpy(&ts_, p, 8);
-        std::memcpy(&commit, p + 8, static_cast<std::size_t>(long_size));
-        constexpr std::uint64_t kMissed = 1ULL << 31, kStored = 1ULL << 30;
-        size_ = commit & ~(kMissed | kStored);
-        if (long_size == 8) size_ &= 0xffffffffULL;
-        if (size_ > page - header) return false;
-        data_ = p + header;
-        pos_ = 0;
-        missed_ = 0;
-        if (commit & kMissed) {
-            missed_ = -1;
-            if ((commit & kStored) && size_ + static_cast<std::uint64_t>(long_size) <= page - header) {
-                std::uint64_t n = 0;
-                std::memcpy(&n, data_ + size_, static_cast<std::size_t>(long_size));
-                missed_ = static_cast<long long>(n);
-            }
-        }
-        return true;
-    }
-    long long missed() const { return missed_; }
-    std::uint64_t offset() const { return pos_; }
-
-    // Next data event; false at the end of the page. Throws (via bad) on corruption.
-    bool next(const void*& data, int& size, std::uint64_t& ts, bool& bad) {
-        while (pos_ + 4 <= size_) {
-            std::uint32_t h;
-            std::memcpy(&h, data_ + pos_, 4);
-            const std::uint32_t type = h & 31, delta = h >> 5;
-            std::uint32_t word = 0;
-            if (type == 0 || type >= 29) {
-                if (pos_ + 8 > size_) { bad = true; return false; }
-                std::memcpy(&word, data_ + pos_ + 4, 4);
-            }
-            switch (type) {
-            case 29:  // padding: without a delta it ends the page's data
-                if (delta == 0) return false;
-                pos_ += 4 + static_cast<std::uint64_t>(word);
-                continue;
-            case 30:  // time extend
-                ts_ += (static_cast<std::uint64_t>(word) << 27) | delta;
-                pos_ += 8;
-                continue;
-            case 31: {  // absolute time stamp; the top bits carry over from the current time
-                std::uint64_t abs = (static_cast<std::uint64_t>(word) << 27) | delta;
-                constexpr std::uint64_t kMsb = ~((1ULL << 59) - 1);
-                if (ts_ & kMsb) {
-                    abs |= ts_ & kMsb;
-                    if (abs < ts_) abs += 1ULL << 59;
-                }
-                ts_ = abs;
-                pos_ += 8;
-                continue;
-            }
-            case 0:
-                if (word < 4 || pos_ + 4 + word > size_) { bad = true; return false; }
-                data = data_ + pos_ + 8;
-                size = static_cast<int>(word - 4);
-                pos_ += 4 + static_cast<std::uint64_t>(word);
-                break;
-            default:
-                if (pos_ + 4 + type * 4ULL > size_) { bad = true; return false; }
-                data = data_ + pos_ + 4;
-                size = static_cast<int>(type * 4);
-                pos_ += 4 + type * 4ULL;
-                break;
-            }
-            ts_ += delta;
-            ts = ts_;
-            return true;
-        }
-        return false;
-    }
-
-private:
-    const unsigned char* data_ = nullptr;
-    std::uint64_t size_ = 0, pos_ = 0, ts_ = 0;
-    long long missed_ = 0;
-};
-
-
 bool pages_readable(const DatLayout& layout) {
     if (layout.latency || layout.adjusts_timestamps) return false;
     if (layout.version == 6) return !layout.compressed;
@@ -260,26 +169,20 @@ StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std
 }
 
 StreamCursor::StreamCursor(StreamPages& pages, std::uint64_t page_size, int long_size)
-    : pages_(pages), page_size_(page_size), long_size_(long_size), page_(std::make_unique<PageCursor>()) {}
-StreamCursor::~StreamCursor() = default;
-StreamCursor::StreamCursor(StreamCursor&&) noexcept = default;
+    : pages_(pages), page_size_(page_size), long_size_(long_size), cpu_(pages.cpu()) {}
 
-bool StreamCursor::next(RawRecord& rec) {
+bool StreamCursor::next_page(RawRecord& rec, bool bad) {
     for (;;) {
-        bool bad = false;
-        if (page_->next(rec.data, rec.size, rec.ts, bad)) {
-            rec.cpu = pages_.cpu();
-            rec.offset = offset_;
-            rec.missed = missed_;
-            missed_ = 0;
-            return true;
-        }
         if (bad) throw InputError(pages_.path(), {InputPosition::Unit::Byte, offset_}, "corrupt event in a ring-buffer page");
         unsigned char* p = pages_.next(offset_);
         if (!p) return false;
-        if (!page_->load(p, page_size_, long_size_))
+        if (!page_.load(p, page_size_, long_size_))
             throw InputError(pages_.path(), {InputPosition::Unit::Byte, offset_}, "corrupt ring-buffer page header");
-        if (page_->missed() != 0) missed_ = page_->missed();
+        if (page_.missed() != 0) missed_ = page_.missed();
+        if (page_.next(rec.data, rec.size, rec.ts, bad)) {
+            fill(rec);
+            return true;
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 // through its iterator.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -53,22 +54,127 @@ StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std
 // offset. Valid until the next call.
 const unsigned char* next_page(StreamPages& pages, std::uint64_t& at);
 
-class PageCursor;
+// One ring-buffer page being walked. The format is the kernel's (described by the
+// header_page/header_event files stored in every trace.dat): a page header
+// (u64 timestamp, long commit) then events, each a u32 header holding a 5-bit
+// type_len and a 27-bit time delta. type_len 1..28: data of type_len*4 bytes;
+// 0: length in the next word; 29: padding; 30: time extend; 31: absolute stamp.
+class PageCursor {
+public:
+    // Loads a page; false when its header is impossible.
+    bool load(const unsigned char* p, std::uint64_t page, int long_size) {
+        const std::uint64_t header = 8 + static_cast<std::uint64_t>(long_size);
+        std::uint64_t commit = 0;
+        std::memcpy(&ts_, p, 8);
+        std::memcpy(&commit, p + 8, static_cast<std::size_t>(long_size));
+        constexpr std::uint64_t kMissed = 1ULL << 31, kStored = 1ULL << 30;
+        size_ = commit & ~(kMissed | kStored);
+        if (long_size == 8) size_ &= 0xffffffffULL;
+        if (size_ > page - header) return false;
+        data_ = p + header;
+        pos_ = 0;
+        missed_ = 0;
+        if (commit & kMissed) {
+            missed_ = -1;
+            if ((commit & kStored) && size_ + static_cast<std::uint64_t>(long_size) <= page - header) {
+                std::uint64_t n = 0;
+                std::memcpy(&n, data_ + size_, static_cast<std::size_t>(long_size));
+                missed_ = static_cast<long long>(n);
+            }
+        }
+        return true;
+    }
+    long long missed() const { return missed_; }
+    std::uint64_t offset() const { return pos_; }
+
+    // Next data event; false at the end of the page. Throws (via bad) on corruption.
+    bool next(const void*& data, int& size, std::uint64_t& ts, bool& bad) {
+        while (pos_ + 4 <= size_) {
+            std::uint32_t h;
+            std::memcpy(&h, data_ + pos_, 4);
+            const std::uint32_t type = h & 31, delta = h >> 5;
+            std::uint32_t word = 0;
+            if (type == 0 || type >= 29) {
+                if (pos_ + 8 > size_) { bad = true; return false; }
+                std::memcpy(&word, data_ + pos_ + 4, 4);
+            }
+            switch (type) {
+            case 29:  // padding: without a delta it ends the page's data
+                if (delta == 0) return false;
+                pos_ += 4 + static_cast<std::uint64_t>(word);
+                continue;
+            case 30:  // time extend
+                ts_ += (static_cast<std::uint64_t>(word) << 27) | delta;
+                pos_ += 8;
+                continue;
+            case 31: {  // absolute time stamp; the top bits carry over from the current time
+                std::uint64_t abs = (static_cast<std::uint64_t>(word) << 27) | delta;
+                constexpr std::uint64_t kMsb = ~((1ULL << 59) - 1);
+                if (ts_ & kMsb) {
+                    abs |= ts_ & kMsb;
+                    if (abs < ts_) abs += 1ULL << 59;
+                }
+                ts_ = abs;
+                pos_ += 8;
+                continue;
+            }
+            case 0:
+                if (word < 4 || pos_ + 4 + word > size_) { bad = true; return false; }
+                data = data_ + pos_ + 8;
+                size = static_cast<int>(word - 4);
+                pos_ += 4 + static_cast<std::uint64_t>(word);
+                break;
+            default:
+                if (pos_ + 4 + type * 4ULL > size_) { bad = true; return false; }
+                data = data_ + pos_ + 4;
+                size = static_cast<int>(type * 4);
+                pos_ += 4 + type * 4ULL;
+                break;
+            }
+            ts_ += delta;
+            ts = ts_;
+            return true;
+        }
+        return false;
+    }
+
+private:
+    const unsigned char* data_ = nullptr;
+    std::uint64_t size_ = 0, pos_ = 0, ts_ = 0;
+    long long missed_ = 0;
+};
+
 // Walks one stream's records in order. long_size is the kernel's
-// (tep_get_header_page_size). Throws InputError on corrupt pages.
+// (tep_get_header_page_size). Throws InputError on corrupt pages. (Here, inline: every
+// record of both passes comes through next(), and a call per record was a tenth of it.)
 class StreamCursor {
 public:
     StreamCursor(StreamPages& pages, std::uint64_t page_size, int long_size);
-    ~StreamCursor();
-    StreamCursor(StreamCursor&&) noexcept;  // defined where PageCursor is complete
     // Next record, false at the end; `rec` stays valid until the following call.
-    bool next(RawRecord& rec);
+    bool next(RawRecord& rec) {
+        bool bad = false;
+        if (page_.next(rec.data, rec.size, rec.ts, bad)) [[likely]] {
+            fill(rec);
+            return true;
+        }
+        return next_page(rec, bad);
+    }
 
 private:
+    void fill(RawRecord& rec) {
+        rec.cpu = cpu_;
+        rec.offset = offset_;
+        rec.missed = missed_;
+        missed_ = 0;
+    }
+    // The page ended (or was corrupt: `bad`): the first record of the next page with one.
+    bool next_page(RawRecord& rec, bool bad);
+
     StreamPages& pages_;
     std::uint64_t page_size_;
     int long_size_;
-    std::unique_ptr<PageCursor> page_;
+    int cpu_;
+    PageCursor page_;
     std::uint64_t offset_ = 0;
     long long missed_ = 0;
 };

@@ -2,6 +2,8 @@
 
 #include <traceevent/event-parse.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <iterator>
 #include <tuple>
@@ -34,6 +36,49 @@ namespace {
         return static_cast<std::int64_t>((v ^ sign) - sign);
     }
     return static_cast<std::int64_t>(v);
+}
+
+// The same, from the copy a TypeInfo keeps (no pointer to chase, the sign decided once).
+[[gnu::always_inline]] inline std::int64_t read_field(const RecordDecoder::TypeInfo::Read& r, const unsigned char* data) {
+    const unsigned char* p = data + r.offset;
+    std::uint64_t v;
+    switch (r.size) {
+    case 1: v = *p; break;
+    case 2: { std::uint16_t x; std::memcpy(&x, p, 2); v = x; break; }
+    case 4: { std::uint32_t x; std::memcpy(&x, p, 4); v = x; break; }
+    case 8: std::memcpy(&v, p, 8); break;
+    default: return 0;
+    }
+    return static_cast<std::int64_t>(v << r.sign_shift) >> r.sign_shift;
+}
+
+// How decode() reads field `f`, or nothing for a field it cannot place (a corrupt format).
+std::optional<RecordDecoder::TypeInfo::Read> read_of(const tep_format_field* f) {
+    if (f->offset < 0 || f->offset > UINT16_MAX || f->size < 0 || f->size > UINT8_MAX) return std::nullopt;
+    RecordDecoder::TypeInfo::Read r;
+    r.offset = static_cast<std::uint16_t>(f->offset);
+    r.size = static_cast<std::uint8_t>(f->size);
+    r.sign_shift = (f->flags & TEP_FIELD_IS_SIGNED) && f->size < 8 && f->size > 0 ? static_cast<std::uint8_t>(64 - 8 * f->size) : 0;
+    return r;
+}
+
+// What decode() reads of a kind's slot fields (slot i: ti.slot_fields[i], null if absent).
+void plan_reads(RecordDecoder::TypeInfo& ti) {
+    for (std::size_t i = 0; i < kMaxFields; ++i) {
+        const tep_format_field* f = ti.slot_fields[i];
+        if (!f) continue;
+        auto r = read_of(f);
+        if (!r) {  // decode() keeps the per-field test for this kind
+            ti.nreads = 0;
+            ti.present = 0;
+            ti.fits = INT_MAX;
+            return;
+        }
+        r->slot = static_cast<std::uint8_t>(i);
+        ti.reads[ti.nreads++] = *r;
+        ti.present = static_cast<std::uint16_t>(ti.present | (1u << i));
+        ti.fits = std::max(ti.fits, f->offset + f->size);
+    }
 }
 
 // Names every decode path may ask a kind for, so construction can look them all up
@@ -171,12 +216,14 @@ RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, st
             if (names_own_vcpu(name))
                 for (std::string_view field : kOwnVcpuFields)
                     if (!ti.slot_fields[slot::other_vcpu_id]) ti.slot_fields[slot::other_vcpu_id] = tep_find_field(ev, field.data());
+            plan_reads(ti);
             continue;
         }
         if (!special_kind(ti.kind)) {
             ti.plain = true;
             const auto& info = kind_info(ti.kind);
             for (std::size_t i = 0; i < info.nfields; ++i) ti.slot_fields[i] = tep_find_field(ev, info.fields[i].data());
+            plan_reads(ti);
         } else {
             for (std::size_t i = 0; i < std::size(kSpecialFieldNames); ++i) ti.special[i] = tep_find_field(ev, kSpecialFieldNames[i]);
         }
@@ -191,6 +238,10 @@ RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, st
     }
     if (!common_type_ || !common_pid_ || common_type_->offset + common_type_->size > 8 || common_pid_->offset + common_pid_->size > 8)
         throw InputError(path_, {}, "event formats lack common_type/common_pid");
+    const auto type_read = read_of(common_type_), pid_read = read_of(common_pid_);
+    if (!type_read || !pid_read) throw InputError(path_, {}, "event formats place common_type/common_pid outside the record");
+    type_read_ = *type_read;
+    pid_read_ = *pid_read;
 }
 
 const RecordDecoder::TypeInfo& RecordDecoder::type(int id) const {
@@ -220,29 +271,32 @@ void RecordDecoder::decode(const RawRecord& rec, Batch& out) const {
         lost.record = out.next_record;
         out.add(lost);
     }
-    const TypeInfo& ti = type(static_cast<int>(read_field(common_type_, rec.data)));
+    const auto* data = static_cast<const unsigned char*>(rec.data);
+    const TypeInfo& ti = type(static_cast<int>(read_field(type_read_, data)));
     Event e;
     e.ts = TimestampNs(static_cast<std::int64_t>(rec.ts));
     e.cpu = HostCpu(rec.cpu);
-    e.tid = Tid(static_cast<std::int32_t>(read_field(common_pid_, rec.data)));
+    e.tid = Tid(static_cast<std::int32_t>(read_field(pid_read_, data)));
     e.kind = ti.kind;
     e.name_id = ti.name_id;
     e.record = out.next_record++;
     if (out.wants_fields && !out.wants_fields(ti.kind)) {
         // kind, time, CPU, thread and name only
-    } else if (ti.kind == EventKind::Other) {  // its own vCPU alone; printed only when asked for (capture/README.md)
-        if (const tep_format_field* f = ti.slot_fields[slot::other_vcpu_id]; f && f->offset + f->size <= rec.size)
-            e.set(slot::other_vcpu_id, read_field(f, rec.data));
-        if (out.printer && ti.ev) {
+    } else if (ti.plain || ti.kind == EventKind::Other) {  // an Other event: its own vCPU alone
+        if (rec.size >= ti.fits) {  // every field there: the common case
+            for (std::size_t i = 0; i < ti.nreads; ++i) e.f[ti.reads[i].slot] = read_field(ti.reads[i], data);
+            e.present = ti.present;
+        } else {  // a short record: only the fields inside it
+            for (std::size_t i = 0; i < kMaxFields; ++i) {
+                const tep_format_field* f = ti.slot_fields[i];
+                if (f && f->offset + f->size <= rec.size) e.set(static_cast<int>(i), read_field(f, rec.data));
+            }
+        }
+        if (ti.kind == EventKind::Other && out.printer && ti.ev) {  // printed only when asked for (capture/README.md)
             const std::size_t at = out.other_info->size();
             out.printer->print(rec, ti.ev, *out.other_info);
             e.raw_off = at;
             e.raw_len = static_cast<std::uint32_t>(out.other_info->size() - at);
-        }
-    } else if (ti.plain) {
-        for (std::size_t i = 0; i < kMaxFields; ++i) {
-            const tep_format_field* f = ti.slot_fields[i];
-            if (f && f->offset + f->size <= rec.size) e.set(static_cast<int>(i), read_field(f, rec.data));
         }
     } else {
         decode_special(e, Fields(ti, rec.data, rec.size));

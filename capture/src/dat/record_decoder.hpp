@@ -91,6 +91,20 @@ public:
         // Kinds whose slots are the kernel fields of the same name.
         bool plain = false;
         std::array<const tep_format_field*, kMaxFields> slot_fields{};
+        // The same fields of a plain kind (and an Other event's own vCPU), as decode()
+        // reads them on every record: offsets and sizes copied out of libtraceevent's
+        // field structs, only the fields the format has. A record at least `fits` bytes
+        // long holds them all (`present`), so decode() tests the size once, not per field.
+        struct Read {
+            std::uint16_t offset = 0;
+            std::uint8_t size = 0;        // 1, 2, 4 or 8; anything else reads as 0 (as read_field does)
+            std::uint8_t sign_shift = 0;  // 64 − bits for signed fields narrower than 64 bits, else 0
+            std::uint8_t slot = 0;
+        };
+        std::array<Read, kMaxFields> reads{};
+        std::uint8_t nreads = 0;
+        std::uint16_t present = 0;
+        int fits = 0;
     };
 
 private:
@@ -108,6 +122,7 @@ private:
     int long_size_ = 8;
     const tep_format_field* common_type_ = nullptr;
     const tep_format_field* common_pid_ = nullptr;
+    TypeInfo::Read type_read_, pid_read_;  // the two, as decode() reads them
 };
 
 }  // namespace irqflow
