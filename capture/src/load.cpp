@@ -86,9 +86,10 @@ void TraceStream::each_batch(const BatchSink& on_batch) {
         t_.events.for_each_chunk(0, t_.events.size(), on_batch);
         return;
     }
-    // The same records again, in the same order with the same numbers, decoded and
-    // attributed on a thread of their own while this one consumes them. The header
-    // probe already ran (no fork once threads exist).
+    // The same records again, in the same order with the same numbers, decoded on a
+    // thread of their own while this one stamps their owners and consumes them: the
+    // decoding thread is the slower stage of `check` (bench_check_stages), the consumer
+    // had time to spare. The header probe already ran (no fork once threads exist).
     EventPipe pipe;
     std::thread decoder([&] {
         try {
@@ -98,8 +99,6 @@ void TraceStream::each_batch(const BatchSink& on_batch) {
             EventPipe::Batch batch = pipe.take_empty();
             const EventSink collect = [&](const Event& e) {
                 batch.push_back(e);
-                Event& owned = batch.back();
-                std::tie(owned.vm, owned.vcpu) = attributor_->owner(e);
                 if (batch.size() == EventPipe::kBatch) {
                     pipe.push(std::move(batch));
                     batch = pipe.take_empty();
@@ -116,7 +115,10 @@ void TraceStream::each_batch(const BatchSink& on_batch) {
     });
     try {
         EventPipe::Batch batch;
-        while (pipe.pop(batch)) on_batch(batch);
+        while (pipe.pop(batch)) {
+            for (Event& e : batch) std::tie(e.vm, e.vcpu) = attributor_->owner(e);
+            on_batch(batch);
+        }
     } catch (...) {
         pipe.cancel();
         decoder.join();
