@@ -44,13 +44,28 @@ constexpr bool own_thread_kind(EventKind k) {
            k != EventKind::ApicAcceptIrq && k != EventKind::ApicvAcceptIrq;
 }
 
+// (Members grouped by their initial value, the -1s together and the falses together:
+// an Effect is built for nearly every event, and handed by reference to the rules that
+// are not inlined, so it is written out whole.)
 struct Effect {
     // Accepts: the destination. Everything else: the vCPU whose thread emitted the
     // event; kNoVcpu when it came from no modelled vCPU's own thread (then only the
     // statistics count it).
     VcpuSlot vcpu = kNoVcpu;
-    Outcome outcome = Outcome::Applied;
     int vector = -1;
+    // Injections into ISR (Injected, InjectedAutoEoi): what the model made of the choice.
+    int deliverable = -1;     // the highest pending vector PPR lets through, or -1
+    int expected = -1;        // what KVM should have injected (racing vectors forgiven: Model::classify_injection)
+    int in_service = -1;      // the highest vector in service before it, or -1
+    // What the trace proved the model wrong about (replay/README.md, "Recovery"): commit
+    // makes the model agree again, and the event's first finding says so.
+    std::int16_t drop_irr = -1;        // injection: this higher deliverable vector was passed over: not pending after all
+    std::int16_t isr_clear_from = -1;  // injection below the class in service, EOI of another vector: ISR from here up was retired unseen
+    Outcome outcome = Outcome::Applied;
+    bool irr_settled_clear = false;    // a PV EOI the model had not armed: KVM armed it, so IRR held nothing from before the entry
+    bool reinject_in_service = false;  // a re-injection of a vector the model had not in service: it was injected unseen
+    bool pending = false;     // injection: the vector was in IRR (or maybe was: late_irr)
+    bool late_irr = false;    // injection: not in IRR, but an accept's late IRR write may have put it back (late_irr.hpp)
     bool level = false;       // accept: level-triggered
     bool coalesced = false;   // accept: already pending
     bool failed_delivery = false;  // re-injection: the exit before reported the vector's delivery failed (else KVM cancelled the entry)
@@ -59,19 +74,7 @@ struct Effect {
     bool starts_vm = false;   // kvm_entry: the VM's first
     bool boots_vm = false;    // kvm_entry: the VM's first, at the reset vector
     PvEoiUse pv_eoi;          // kvm_pv_eoi: what the guest found
-    // What the trace proved the model wrong about (replay/README.md, "Recovery"): commit
-    // makes the model agree again, and the event's first finding says so.
-    std::int16_t drop_irr = -1;        // injection: this higher deliverable vector was passed over: not pending after all
-    std::int16_t isr_clear_from = -1;  // injection below the class in service, EOI of another vector: ISR from here up was retired unseen
-    bool irr_settled_clear = false;    // a PV EOI the model had not armed: KVM armed it, so IRR held nothing from before the entry
-    bool reinject_in_service = false;  // a re-injection of a vector the model had not in service: it was injected unseen
     bool adopts() const { return drop_irr >= 0 || isr_clear_from >= 0 || irr_settled_clear || reinject_in_service; }
-    // Injections into ISR (Injected, InjectedAutoEoi): what the model made of the choice.
-    bool pending = false;     // the vector was in IRR (or maybe was: late_irr)
-    bool late_irr = false;    // not in IRR, but an accept's late IRR write may have put it back (late_irr.hpp)
-    int deliverable = -1;     // the highest pending vector PPR lets through, or -1
-    int expected = -1;        // what KVM should have injected (racing vectors forgiven: Model::classify_injection)
-    int in_service = -1;      // the highest vector in service before it, or -1
 };
 
 }  // namespace irqflow::replay

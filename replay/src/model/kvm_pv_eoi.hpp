@@ -47,6 +47,9 @@ public:
     // Armed at the last entry had PV EOI been enabled (the counterfactual).
     bool would_arm() const { return would_arm_; }
     int isr_cache() const { return isr_cache_; }
+    // An injection or re-injection since the last entry: the next entry processes events
+    // (before_entry's arguments matter only then).
+    bool event_round() const { return event_round_; }
 
 private:
     bool enabled_ = false;

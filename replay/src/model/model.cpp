@@ -23,6 +23,25 @@ void Model::add_vm(VmId id) {
     VmModel m;
     m.id = id;
     vms_.push_back(std::move(m));
+    vm_count_ = vms_.size();
+    index_own();
+}
+
+void Model::index_own() {
+    constexpr std::size_t kMaxEntries = std::size_t{1} << 20;  // 8 MB; VMs past it take the slower lookup
+    std::uint32_t shift = 0;
+    for (const auto& m : vms_)
+        while ((std::size_t{1} << shift) < m.by_id.size()) ++shift;
+    std::uint32_t vms = 0;
+    while (vms < vms_.size() && vms_[vms].id == VmId(static_cast<std::int32_t>(vms)) && (std::size_t{vms + 1} << shift) <= kMaxEntries) ++vms;
+    own_.assign(std::size_t{vms} << shift, OwnEntry{});
+    for (std::uint32_t p = 0; p < vms; ++p) {
+        const auto& ids = vms_[p].by_id;
+        for (std::size_t id = 0; id < ids.size(); ++id)
+            if (ids[id] != kNoVcpu) own_[(std::size_t{p} << shift) | id] = {vcpu(ids[id]).tid, ids[id]};
+    }
+    own_vms_ = vms;
+    own_shift_ = shift;
 }
 
 VcpuSlot Model::add_vcpu(VmId vm_id, const VcpuInfo& c) {
@@ -33,6 +52,7 @@ VcpuSlot Model::add_vcpu(VmId vm_id, const VcpuInfo& c) {
     const VcpuSlot slot(static_cast<std::int32_t>(vcpus_.size()));
     VcpuModel v;
     v.vm = vm_id;
+    v.vm_pos = static_cast<std::uint32_t>(&m - vms_.data());
     v.id = c.id;
     v.apic = c.apic;
     v.tid = c.tid;
@@ -48,6 +68,7 @@ VcpuSlot Model::add_vcpu(VmId vm_id, const VcpuInfo& c) {
                        {key, slot});
     }
     ipis_.add_sender(c.tid, slot);
+    index_own();
     return slot;
 }
 
@@ -57,6 +78,7 @@ void Model::learnt(VcpuSlot s, const VcpuInfo& c) {
     if (v.tid != c.tid) {
         v.tid = c.tid;
         ipis_.add_sender(c.tid, s);
+        index_own();
     }
 }
 
@@ -302,8 +324,10 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     v.accepted_since_entry.reset();
     v.last_eoi_vector = -1;
     v.late_irr.entered();
-    // IRR counts as empty for PV EOI arming if only vectors racing in from other CPUs are there.
-    const bool settled_empty = v.lapic.irr().subset_of(v.racing);
+    // IRR counts as empty for PV EOI arming if only vectors racing in from other CPUs are
+    // there. (Only an entry that processes events can arm: the rest need not ask.)
+    const bool round = v.pv_eoi.event_round();
+    const bool settled_empty = round && v.lapic.irr().subset_of(v.racing);
     const int cached = v.pv_eoi.isr_cache();
     v.pv_eoi.before_entry(settled_empty, settled_empty && cached >= 0 && ioapic_handles(v, cached),
                           !v.lapic.irr().empty() && v.lapic.deliverable() < 0);

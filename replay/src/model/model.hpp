@@ -25,6 +25,7 @@ namespace irqflow::replay {
 
 struct VcpuModel {
     VmId vm = kUnknownVm;
+    std::uint32_t vm_pos = 0;        // its VM's position in the model
     VcpuId id = kUnknownVcpu;
     ApicId apic{0};
     Tid tid{-1};
@@ -88,16 +89,16 @@ public:
             return decide_vm_event(e);
         } else {
             Effect fx;
-            const VmModel* m = vm(e.vm);
             if constexpr (K == EventKind::Entry) {
+                const VmModel* m = vm(e.vm);
                 fx.starts_vm = m && !m->started;
                 fx.boots_vm = fx.starts_vm && e.get(slot::entry_rip) == kResetVector && proofs_hold();
             }
-            fx.vcpu = own_vcpu(e, m);
+            fx.vcpu = own_vcpu(e);
             if (fx.vcpu == kNoVcpu) return fx;
             const VcpuModel& v = vcpu(fx.vcpu);
             fx.known = v.synced || fx.boots_vm;
-            fx.checkable = v.synced && !m->apicv_active;
+            fx.checkable = v.synced && !vms_[v.vm_pos].apicv_active;
             if constexpr (K == EventKind::InjVirq) classify_injection(e, v, fx);
             if constexpr (K == EventKind::Eoi) {
                 fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
@@ -207,7 +208,8 @@ public:
     // The VM of that id, or null; its position among the VMs, or -1.
     const VmModel* vm(VmId id) const {
         const auto i = static_cast<std::size_t>(id.value());
-        if (i < vms_.size() && vms_[i].id == id) return &vms_[i];  // ids are positions, as attribution numbers VMs
+        // (vm_count_, not vms_.size(): a division by sizeof(VmModel) on every event)
+        if (i < vm_count_ && vms_[i].id == id) return &vms_[i];  // ids are positions, as attribution numbers VMs
         return find_vm(id);
     }
     int vm_index(VmId id) const;
@@ -223,10 +225,27 @@ public:
 
 private:
     // The vCPU whose thread emitted `e`: attributed to it, and from its own thread.
-    [[gnu::always_inline]] VcpuSlot own_vcpu(const Event& e, const VmModel* vm) const {
+    // Asked by every event of most kinds: one look into own_ answers for VMs numbered by
+    // position and vCPU ids up to the highest dense one, own_vcpu_in the rest.
+    [[gnu::always_inline]] VcpuSlot own_vcpu(const Event& e) const {
+        const auto pos = static_cast<std::uint32_t>(e.vm.value()), id = static_cast<std::uint32_t>(e.vcpu.value());
+        if (pos < own_vms_ && id >> own_shift_ == 0) [[likely]] {
+            const OwnEntry& o = own_[(std::size_t{pos} << own_shift_) | id];
+            return o.tid == e.tid ? o.slot : kNoVcpu;
+        }
+        return own_vcpu_in(vm(e.vm), e);
+    }
+    VcpuSlot own_vcpu_in(const VmModel* vm, const Event& e) const {
         const VcpuSlot s = slot_in(vm, e.vm, e.vcpu.value());
         return s != kNoVcpu && vcpu(s).tid == e.tid ? s : kNoVcpu;
     }
+    // own_vcpu's table: the slot and thread of (VM position, vCPU id) at
+    // [position << own_shift_ | id]; rebuilt when a VM or vCPU is added or a thread learnt.
+    struct OwnEntry {
+        Tid tid{-1};
+        VcpuSlot slot = kNoVcpu;
+    };
+    void index_own();
     // The slot of vCPU `id` of VM `vm` (its model `m`, null if none), or kNoVcpu.
     [[gnu::always_inline]] VcpuSlot slot_in(const VmModel* m, VmId vm, std::int32_t id) const {
         if (!m || id < 0) return kNoVcpu;
@@ -265,6 +284,10 @@ private:
 
     std::vector<VcpuModel> vcpus_;
     std::vector<VmModel> vms_;
+    std::size_t vm_count_ = 0;  // vms_.size()
+    std::vector<OwnEntry> own_;
+    std::uint32_t own_vms_ = 0;    // VMs 0 .. own_vms_ − 1 are in own_ (their ids are their positions)
+    std::uint32_t own_shift_ = 0;  // vCPU ids below 1 << own_shift_ are
     static constexpr std::int64_t kDenseIds = 4096;  // KVM's limit on vCPU ids on x86
     // (vm, vcpu id) → slot beyond kDenseIds (VmModel::by_id below), sorted.
     std::vector<std::pair<std::int64_t, VcpuSlot>> sparse_;
