@@ -33,6 +33,8 @@ void Engine::handle(Engine& self, const Event& e) {
     if constexpr (K == EventKind::Entry || K == EventKind::Exit) self.dispatch_completed_ipis();
     self.observers_.after<K>(e, fx, model);
     if constexpr (RuleSet::any_after<K>()) self.rules_->after<K>(e, fx, self.ctx_);
+    ++self.seen_[static_cast<std::size_t>(K)];
+    self.recent_.push<K>(e);
 }
 
 void Engine::open_drop_windows() {
@@ -48,8 +50,6 @@ template <bool Guest>
     static constexpr auto kHandlers = handlers(std::make_index_sequence<kKinds>());
     kHandlers[static_cast<std::size_t>(e.kind)](*this, e);
     if constexpr (Guest) guest_->host(e);
-    ++seen_[static_cast<std::size_t>(e.kind)];
-    recent_.push(e);
     ++index_;
 }
 
@@ -88,6 +88,7 @@ void Engine::run() {
 }
 
 void Engine::finish() {
+    r_.stats.events = index_;
     const std::size_t before_end = r_.findings.size();
     observers_.finish_eois(model_);
     model_.finish();

@@ -10,9 +10,9 @@ namespace irqflow::replay {
 class Coverage {
 public:
     explicit Coverage(ReplayStats& stats) : st_(stats) {}
-    // Every event; `v` is the vCPU whose own thread emitted it, if any.
+    // Every event; `v` is the vCPU whose own thread emitted it, if any. (The events
+    // themselves the engine counts: ReplayStats::events is its count at the end.)
     void event(VcpuSlot v, bool known) {
-        ++st_.events;
         if (v != kNoVcpu && !known) ++st_.unsynced_events;
     }
     // An injection or EOI not from a modelled vCPU's own thread: counted, never checked.

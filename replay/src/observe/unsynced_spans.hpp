@@ -18,8 +18,20 @@ public:
     void vcpus(std::size_t n) {  // more became known
         if (out_) open_.resize(n, -1);
     }
-    void event(VcpuSlot v, bool known, std::int64_t ts, const Model& m) {
-        if (!out_) return;
+    // (Inline, so a replay that collects no spans pays one test per event.)
+    [[gnu::always_inline]] void event(VcpuSlot v, bool known, std::int64_t ts, const Model& m) {
+        if (out_) track(v, known, ts, m);
+    }
+    void finish(const Model& m) {
+        for (std::size_t i = 0; i < open_.size(); ++i) {
+            if (open_[i] < 0) continue;
+            const VcpuSlot v(static_cast<std::int32_t>(i));
+            out_->push_back({m.vcpu(v).vm, m.vcpu(v).id, open_[i], last_ts_});
+        }
+    }
+
+private:
+    void track(VcpuSlot v, bool known, std::int64_t ts, const Model& m) {
         last_ts_ = std::max(last_ts_, ts);
         if (m.track_losses() != losses_seen_) {  // a drop window: every vCPU unknown from here, events or not
             losses_seen_ = m.track_losses();
@@ -34,15 +46,7 @@ public:
             from = -1;
         }
     }
-    void finish(const Model& m) {
-        for (std::size_t i = 0; i < open_.size(); ++i) {
-            if (open_[i] < 0) continue;
-            const VcpuSlot v(static_cast<std::int32_t>(i));
-            out_->push_back({m.vcpu(v).vm, m.vcpu(v).id, open_[i], last_ts_});
-        }
-    }
 
-private:
     std::vector<std::int64_t> open_;  // per vCPU slot: where its open span began, or -1
     std::int64_t last_ts_ = 0;
     std::uint64_t losses_seen_ = 0;

@@ -40,8 +40,9 @@ public:
     }
     // An injection or EOI matters only to a vector with an episode open (accepted since
     // its last delivery): with none, the reset below changes nothing.
-    bool wakes_after(const Event& e, const Effect& fx, const RuleContext& c) const {
-        if (e.kind != EventKind::InjVirq && e.kind != EventKind::Eoi && e.kind != EventKind::PvEoi) return true;
+    template <EventKind K>
+    bool wakes_after(const Event&, const Effect& fx, const RuleContext& c) const {
+        if constexpr (K != EventKind::InjVirq && K != EventKind::Eoi && K != EventKind::PvEoi) return true;
         if (!c.model.proofs_hold()) return true;
         if (fx.vcpu == kNoVcpu || fx.vector < 0 || fx.vector >= apic::kVectors) return false;
         return state_[static_cast<std::size_t>(fx.vcpu.value())][static_cast<std::size_t>(fx.vector)].accepts != 0;

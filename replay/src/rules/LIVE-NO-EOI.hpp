@@ -25,12 +25,14 @@ public:
         return "no vCPU entered the guest with a vector in service while its APIC state was known";
     }
     // An entry matters only with a vector in service; an EOI only while a finding awaits it.
-    bool wakes_after(const Event& e, const Effect& fx, const RuleContext& c) const {
+    template <EventKind K>
+    bool wakes_after(const Event&, const Effect& fx, const RuleContext& c) const {
         if (fx.vcpu == kNoVcpu) return false;
-        if (e.kind != EventKind::Entry) return true;
+        if constexpr (K != EventKind::Entry) return true;
         const auto& v = c.model.vcpu(fx.vcpu);
         return v.synced && !v.lapic.isr().empty();
     }
+    template <EventKind>
     bool wakes_before(const Event&, const Effect&, const RuleContext&) const { return !awaiting_.empty(); }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (fx.vcpu == kNoVcpu) return;

@@ -24,6 +24,7 @@ public:
         return "no vCPU entered the guest with a vector deliverable while its APIC state was known";
     }
     // An entry with nothing pending matters only to end the vCPU's episode, if it has one.
+    template <EventKind>
     bool wakes_after(const Event&, const Effect& fx, const RuleContext& c) const {
         if (fx.vcpu == kNoVcpu) return false;
         return !c.model.vcpu(fx.vcpu).lapic.irr().empty() || state_[static_cast<std::size_t>(fx.vcpu.value())].vector >= 0;

@@ -32,30 +32,31 @@ public:
         if (auto s = none_of(seen, {EventKind::InjVirq, EventKind::InjException}); !s.empty()) return s;
         return "no re-injection (kvm_inj_virq or kvm_inj_exception … [reinjected]) after an exit and an entry in the input";
     }
-    // Inlined into each kind's handler: on every entry and exit it only notes the exit.
-    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) override {
+    // Inlined into each kind's handler (the kind a template argument: no test of it at
+    // run time): on every entry and exit it only notes the exit.
+    template <EventKind K>
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
-        switch (e.kind) {
-        case EventKind::Entry: s.entered = true; return;
-        case EventKind::Exit:  // an exit means the vCPU had entered (an excerpt may start after the entry)
+        if constexpr (K == EventKind::Entry) {
+            s.entered = true;
+        } else if constexpr (K == EventKind::Exit) {  // an exit means the vCPU had entered (an excerpt may start after the entry)
             s.entered = true;
             // kept whole (a copy is cheaper than picking out its fields on every exit);
             // only a re-injection reads it
             s.last_exit = e;
-            return;
-        case EventKind::Eoi: s.loop = {}; return;  // the guest took something: progress
-        case EventKind::InjException: {
+        } else if constexpr (K == EventKind::Eoi) {
+            s.loop = {};  // the guest took something: progress
+        } else if constexpr (K == EventKind::InjException) {
             const auto ex = e.get(slot::excp_vector);
             if (!ex || *ex < 0 || *ex >= kExceptions) return;
             const int failed = apic::interrupted_event(exit_of(s.last_exit).intr_info.value_or(0), event_word::kException);
             delivery(s, kExceptionKey + static_cast<int>(*ex), e.get(slot::excp_reinjected) == 1, failed == *ex, e, fx, c);
-            return;
+        } else {
+            static_assert(K == EventKind::InjVirq);
+            if (fx.outcome == Outcome::InjectSoft || fx.outcome == Outcome::InjectNested) return;
+            delivery(s, fx.vector, fx.outcome == Outcome::Reinject, fx.failed_delivery, e, fx, c);
         }
-        default: break;
-        }
-        if (fx.outcome == Outcome::InjectSoft || fx.outcome == Outcome::InjectNested) return;
-        delivery(s, fx.vector, fx.outcome == Outcome::Reinject, fx.failed_delivery, e, fx, c);
     }
 
 private:

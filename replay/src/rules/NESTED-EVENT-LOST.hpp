@@ -36,8 +36,9 @@ public:
     void vcpus(std::size_t n) override { state_.resize(n); }
     static constexpr Subscriptions kSubscriptions{{}, {EventKind::NestedVmenter, EventKind::Entry, EventKind::Exit, EventKind::NestedVmexit, EventKind::InjVirq, EventKind::InjException, EventKind::NestedVmexitInject, EventKind::Lost}, false};
     // Most traces run no L2: until the first nested entry only a gap concerns it.
-    bool wakes_after(const Event& e, const Effect& fx, const RuleContext&) const {
-        return e.kind == EventKind::Lost || (fx.vcpu != kNoVcpu && (nested_ || e.kind == EventKind::NestedVmenter));
+    template <EventKind K>
+    bool wakes_after(const Event&, const Effect& fx, const RuleContext&) const {
+        return K == EventKind::Lost || (fx.vcpu != kNoVcpu && (nested_ || K == EventKind::NestedVmenter));
     }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         if (e.kind == EventKind::Lost) {  // what happened in the gap is unknown

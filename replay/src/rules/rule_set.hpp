@@ -16,18 +16,26 @@
 
 namespace irqflow::replay {
 
-// A rule may say, in a cheap inline test, whether an event concerns it at all
-// (`bool wakes_before/wakes_after(const Event&, const Effect&, const RuleContext&) const`,
-// typically "does this vCPU have anything in service?"): the handler tests that and
-// calls the rule's hook, which the compiler does not inline when it is big, only then.
-template <class R>
+// A rule may say, in a cheap inline test, whether an event of kind K concerns it at all
+// (`template <EventKind K> bool wakes_before/wakes_after(const Event&, const Effect&,
+// const RuleContext&) const`, typically "does this vCPU have anything in service?"):
+// the handler tests that and calls the rule's hook, which the compiler does not inline
+// when it is big, only then. The kind is a template argument so that the test's
+// questions about it are answered at compile time: the handler knows it, the compiler
+// cannot tell from e.kind. A small hook may take the kind the same way
+// (`template <EventKind K> void before/after(…)`).
+template <class R, EventKind K>
 concept WakesBefore = requires(const R& r, const Event& e, const Effect& fx, const RuleContext& c) {
-    { r.wakes_before(e, fx, c) } -> std::same_as<bool>;
+    { r.template wakes_before<K>(e, fx, c) } -> std::same_as<bool>;
 };
-template <class R>
+template <class R, EventKind K>
 concept WakesAfter = requires(const R& r, const Event& e, const Effect& fx, const RuleContext& c) {
-    { r.wakes_after(e, fx, c) } -> std::same_as<bool>;
+    { r.template wakes_after<K>(e, fx, c) } -> std::same_as<bool>;
 };
+template <class R, EventKind K>
+concept BeforeOfKind = requires(R& r, const Event& e, const Effect& fx, const RuleContext& c) { r.template before<K>(e, fx, c); };
+template <class R, EventKind K>
+concept AfterOfKind = requires(R& r, const Event& e, const Effect& fx, const RuleContext& c) { r.template after<K>(e, fx, c); };
 
 class RuleSet {
 public:
@@ -71,7 +79,7 @@ public:
     [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
 #define IRQFLOW_RULE(name, id, severity, summary)                   \
     if constexpr (rules::name::kSubscriptions.before.has(K))        \
-        if (runs_[static_cast<std::size_t>(RuleId::name)]) call_before(name##_, e, fx, c);
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) call_before<K>(name##_, e, fx, c);
 #include "irqflow/replay/rules.def"
 #undef IRQFLOW_RULE
     }
@@ -79,7 +87,7 @@ public:
     [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
 #define IRQFLOW_RULE(name, id, severity, summary)                   \
     if constexpr (rules::name::kSubscriptions.after.has(K))         \
-        if (runs_[static_cast<std::size_t>(RuleId::name)]) call_after(name##_, e, fx, c);
+        if (runs_[static_cast<std::size_t>(RuleId::name)]) call_after<K>(name##_, e, fx, c);
 #include "irqflow/replay/rules.def"
 #undef IRQFLOW_RULE
     }
@@ -99,17 +107,19 @@ public:
     }
 
 private:
-    template <class R>
+    template <EventKind K, class R>
     [[gnu::always_inline]] static void call_before(R& r, const Event& e, const Effect& fx, const RuleContext& c) {
-        if constexpr (WakesBefore<R>)
-            if (!r.wakes_before(e, fx, c)) return;
-        r.before(e, fx, c);
+        if constexpr (WakesBefore<R, K>)
+            if (!r.template wakes_before<K>(e, fx, c)) return;
+        if constexpr (BeforeOfKind<R, K>) r.template before<K>(e, fx, c);
+        else r.before(e, fx, c);
     }
-    template <class R>
+    template <EventKind K, class R>
     [[gnu::always_inline]] static void call_after(R& r, const Event& e, const Effect& fx, const RuleContext& c) {
-        if constexpr (WakesAfter<R>)
-            if (!r.wakes_after(e, fx, c)) return;
-        r.after(e, fx, c);
+        if constexpr (WakesAfter<R, K>)
+            if (!r.template wakes_after<K>(e, fx, c)) return;
+        if constexpr (AfterOfKind<R, K>) r.template after<K>(e, fx, c);
+        else r.after(e, fx, c);
     }
 
     RuleMask runs_;
