@@ -31,9 +31,17 @@ class LiveLevelStorm final : public Check {
 public:
     LiveLevelStorm(RuleId id, const Model&) : Check(id, kSubscriptions) {}
     static constexpr Subscriptions kSubscriptions{{}, {EventKind::ApicAcceptIrq, EventKind::Eoi, EventKind::Entry, EventKind::SetIrq, EventKind::IoapicSetIrq, EventKind::Lost}, false};
-    // An entry matters only while some vCPU EOI'd a level vector with its line asserted.
+    // An entry matters only while some vCPU EOI'd a level vector with its line asserted;
+    // an EOI or a line going low only once a level accept made a line to follow; an
+    // accept or the IOAPIC's side of a raise only with a raise pending or a level accept.
+    template <EventKind K>
     bool wakes_after(const Event& e, const Effect& fx, const RuleContext&) const {
-        return e.kind != EventKind::Entry || (watching_ > 0 && fx.vcpu != kNoVcpu);
+        if constexpr (K == EventKind::Entry) return watching_ > 0 && fx.vcpu != kNoVcpu;
+        if constexpr (K == EventKind::Eoi) return !lines_.empty();
+        if constexpr (K == EventKind::SetIrq) return !lines_.empty() || e.get(slot::setirq_level) != 0;
+        if constexpr (K == EventKind::IoapicSetIrq) return !lines_.empty() || !raising_.empty();
+        if constexpr (K == EventKind::ApicAcceptIrq) return !raising_.empty() || (fx.outcome == Outcome::Accepted && fx.level);
+        return true;
     }
     void after(const Event& e, const Effect& fx, const RuleContext& c) override {
         switch (e.kind) {
@@ -221,6 +229,7 @@ private:
             return std::nullopt;
         }
         void clear() { raising_.clear(); }
+        bool empty() const { return raising_.empty(); }
 
     private:
         std::vector<std::pair<std::int32_t, std::int64_t>> raising_;
