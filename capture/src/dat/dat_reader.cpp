@@ -421,7 +421,7 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
 
     Batch b;
     b.sink = sink;
-    b.wants_fields = wants_fields;
+    b.fields_of(wants_fields);
     if (options.other_event_info && !sink) {
         b.printer = &headers->printer_for_events();
         b.other_info = &t.raw;

@@ -9,7 +9,7 @@
 
 namespace irqflow {
 
-// wants_fields: see Batch::wants_fields.
+// wants_fields: see Batch::fields_of.
 void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
                          bool (*wants_fields)(EventKind) = nullptr);
 

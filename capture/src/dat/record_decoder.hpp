@@ -24,9 +24,18 @@ namespace irqflow {
 struct Batch {
     EventStore events;
     const std::function<void(const Event&)>* sink = nullptr;
-    // When set, only events of kinds it accepts get their fields decoded (the others
-    // carry kind, time, CPU, thread and name): a pass that reads few fields skips the rest.
-    bool (*wants_fields)(EventKind) = nullptr;
+    // Only events of these kinds get their fields decoded (the others carry kind, time,
+    // CPU, thread and name): a pass that reads few fields skips the rest. A bit per kind,
+    // asked of the pass once (fields_of), not per record.
+    std::uint64_t field_kinds = ~std::uint64_t{0};
+    void fields_of(bool (*wants)(EventKind)) {
+        static_assert(static_cast<std::size_t>(EventKind::Count_) <= 64);
+        if (!wants) return;
+        field_kinds = 0;
+        for (std::size_t k = 0; k < static_cast<std::size_t>(EventKind::Count_); ++k)
+            if (wants(static_cast<EventKind>(k))) field_kinds |= std::uint64_t{1} << k;
+    }
+    bool wants_fields(EventKind k) const { return (field_kinds >> static_cast<unsigned>(k)) & 1; }
     // When set, each Other event's info as trace-cmd report prints it is appended to
     // other_info and Event::raw_off/raw_len index it. Only one thread decodes such a batch.
     EventPrinter* printer = nullptr;
