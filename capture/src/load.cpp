@@ -97,14 +97,11 @@ void TraceStream::each_batch(const BatchSink& on_batch) {
             LoadOptions o = options_;
             o.headers_checked = true;
             EventPipe::Batch batch = pipe.take_empty();
-            const EventSink collect = [&](const Event& e) {
-                batch.push_back(e);
-                if (batch.size() == EventPipe::kBatch) {
-                    pipe.push(std::move(batch));
-                    batch = pipe.take_empty();
-                }
-            };
-            read_trace_dat_into(path_, o, again, &collect);
+            const EventBatches into{&batch, EventPipe::kBatch, [&] {
+                                        pipe.push(std::move(batch));
+                                        batch = pipe.take_empty();
+                                    }};
+            read_trace_dat_into(path_, o, again, into);
             if (!batch.empty()) pipe.push(std::move(batch));
             pipe.close();
         } catch (const EventPipe::Cancelled&) {

@@ -320,8 +320,12 @@ void reuse_dat_headers(std::size_t files) {
     while (r.kept.size() > files) r.kept.pop_front();
 }
 
-void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
-                         bool (*wants_fields)(EventKind)) {
+namespace {
+
+// Where the events go: a sink per event or the caller's batches (at most one), else
+// into t.events.
+void read_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink, const EventBatches* batches,
+               bool (*wants_fields)(EventKind)) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
@@ -421,8 +425,9 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
 
     Batch b;
     b.sink = sink;
+    b.batches = batches;
     b.fields_of(wants_fields);
-    if (options.other_event_info && !sink) {
+    if (options.other_event_info && !sink && !batches) {
         b.printer = &headers->printer_for_events();
         b.other_info = &t.raw;
     }
@@ -451,6 +456,18 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     }
     if (b.added == 0 && layout.data_bytes > 0)
         throw InputError(path, {InputPosition::Unit::Byte, layout.data_offset}, "trace data present but no record could be decoded");
+}
+
+}  // namespace
+
+void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
+                         bool (*wants_fields)(EventKind)) {
+    read_into(path, options, t, sink, nullptr, wants_fields);
+}
+
+void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventBatches& batches,
+                         bool (*wants_fields)(EventKind)) {
+    read_into(path, options, t, nullptr, &batches, wants_fields);
 }
 
 Trace read_trace_dat(const std::string& path, const LoadOptions& options) {

@@ -12,6 +12,9 @@ namespace irqflow {
 // wants_fields: see Batch::fields_of.
 void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
                          bool (*wants_fields)(EventKind) = nullptr);
+// The same, the events decoded in place into the caller's batches.
+void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventBatches& batches,
+                         bool (*wants_fields)(EventKind) = nullptr);
 
 // Keeps what libtracecmd parsed of the last `files` files' headers — with the record
 // decoder built from them, or the error they were refused with — and reuses it for a file

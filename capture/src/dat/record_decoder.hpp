@@ -5,12 +5,14 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <unordered_set>
 #include <string>
 #include <vector>
 
 #include "dat_pages.hpp"
 #include "event_printer.hpp"
+#include "irqflow/capture/readers.hpp"
 #include "irqflow/capture/trace.hpp"
 
 struct tep_handle;
@@ -20,10 +22,12 @@ struct tep_format_field;
 namespace irqflow {
 
 // Events decoded in time order, numbered as they come (Event::record): kept in the
-// store, or handed to a sink and not kept (stream_trace).
+// store, handed to a sink and not kept, or decoded in place into the caller's batches
+// (TraceStream's passes: no copy and no call per event).
 struct Batch {
     EventStore events;
     const std::function<void(const Event&)>* sink = nullptr;
+    const EventBatches* batches = nullptr;
     // Only events of these kinds get their fields decoded (the others carry kind, time,
     // CPU, thread and name): a pass that reads few fields skips the rest. A bit per kind,
     // asked of the pass once (fields_of), not per record.
@@ -44,11 +48,18 @@ struct Batch {
     std::uint64_t added = 0;
     std::vector<std::int32_t> tids;  // every thread seen (for their names), in order of appearance
 
+    // An event decode() filled in (in place at the end of the caller's batch, when it
+    // gave batches).
     void add(const Event& e) {
         note_thread(e.tid.value());
         ++added;
-        if (sink) (*sink)(e);
-        else events.push_back(e);
+        if (batches) {
+            if (batches->into->size() >= batches->limit) batches->full();
+        } else if (sink) {
+            (*sink)(e);
+        } else {
+            events.push_back(e);
+        }
     }
 
 private:
@@ -86,7 +97,10 @@ public:
     RecordDecoder(const RecordDecoder& other, std::string path) : RecordDecoder(other) { path_ = std::move(path); }
     // Appends the record's event (after a Lost marker when its CPU dropped events).
     // Throws InputError for records that cannot be right.
-    void decode(const RawRecord& rec, Batch& out) const;
+    void decode(const RawRecord& rec, Batch& out) const {
+        if (out.batches) decode_as<true>(rec, out);
+        else decode_as<false>(rec, out);
+    }
     // The kernel's long size in ring-buffer page headers (4 or 8).
     int long_size() const { return long_size_; }
 
@@ -117,6 +131,10 @@ public:
     };
 
 private:
+    // InPlace: each event is decoded straight into the caller's batch (Batch::batches),
+    // not built here and handed over.
+    template <bool InPlace>
+    void decode_as(const RawRecord& rec, Batch& out) const;
     const TypeInfo& type(int id) const;
 
     std::string path_;

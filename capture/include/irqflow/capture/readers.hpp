@@ -38,6 +38,14 @@ Trace load_trace(const std::string& path, const LoadOptions& options = {});
 void check_trace_headers(const std::string& path);
 
 using EventSink = std::function<void(const Event&)>;
+// Events decoded in place into the caller's batch: appended to *into (reserved for
+// `limit`), `full` called whenever it holds `limit` of them (it leaves *into empty).
+// What is left at the end stays in *into.
+struct EventBatches {
+    std::vector<Event>* into;
+    std::size_t limit;
+    std::function<void()> full;
+};
 // Events in order, a batch at a time (one call per batch, not per event).
 using BatchSink = std::function<void(std::span<const Event>)>;
 
