@@ -50,7 +50,7 @@ struct Batch {
 
     // An event decode() filled in (in place at the end of the caller's batch, when it
     // gave batches).
-    void add(const Event& e) {
+    [[gnu::always_inline]] void add(const Event& e) {
         note_thread(e.tid.value());
         ++added;
         if (batches) {
@@ -63,8 +63,10 @@ struct Batch {
     }
 
 private:
-    void note_thread(std::int32_t tid) {
-        if (tid == last_tid_) return;
+    [[gnu::always_inline]] void note_thread(std::int32_t tid) {
+        if (tid != last_tid_) note_other_thread(tid);  // events come in runs per thread
+    }
+    [[gnu::noinline]] void note_other_thread(std::int32_t tid) {
         last_tid_ = tid;
         // Linux thread ids stay below pid_max (at most 2^22): a bitmap answers for them
         if (tid >= 0 && tid < kBitmapTids) {
