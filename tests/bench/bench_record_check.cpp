@@ -19,11 +19,7 @@
 
 using namespace irqflow;
 
-namespace {
-
-double cpu_seconds() { return bench::process_cpu_seconds(); }
-
-}  // namespace
+using bench::process_cpu_seconds;
 
 int main(int argc, char** argv) {
     std::uint64_t target = 10000000;
@@ -39,7 +35,7 @@ int main(int argc, char** argv) {
 
     std::uint64_t live_events = 0, findings = 0;
     int reps = 0;
-    const double t0 = cpu_seconds();
+    const double t0 = process_cpu_seconds();
     while (live_events < target) {
         const auto ring = pages->follower();
         const pipeline::LiveWatch watch;
@@ -51,10 +47,10 @@ int main(int argc, char** argv) {
         findings += c.result.findings.size();
         ++reps;
     }
-    const double live_cpu = cpu_seconds() - t0;
+    const double live_cpu = process_cpu_seconds() - t0;
 
     std::uint64_t offline_events = 0;
-    const double t1 = cpu_seconds();
+    const double t1 = process_cpu_seconds();
     for (int r = 0; r < reps; ++r) {
         std::uint64_t n = 0;
         pipeline::Watch w;
@@ -63,7 +59,7 @@ int main(int argc, char** argv) {
         const auto c = pipeline::check({dat, "", {}}, {}, pipeline::Hold::AsNeeded, w);
         offline_events += n;
     }
-    const double offline_cpu = cpu_seconds() - t1;
+    const double offline_cpu = process_cpu_seconds() - t1;
     std::remove(dat.c_str());
 
     const double live_per_m = live_cpu / (static_cast<double>(live_events) / 1e6);

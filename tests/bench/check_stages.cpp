@@ -14,6 +14,7 @@
 #include "irqflow/replay/replay.hpp"
 
 using irqflow::bench::thread_cpu_seconds;
+using irqflow::bench::wall_seconds;
 
 int main(int argc, char** argv) {
     if (argc != 2) {
@@ -22,23 +23,23 @@ int main(int argc, char** argv) {
     }
     const std::string file = argv[1];
     // The decode stage alone: both passes, the events handed to nobody.
-    double t0 = irqflow::bench::wall_seconds();
+    double t0 = wall_seconds();
     irqflow::TraceStream decode(file);
-    const double pass1 = irqflow::bench::wall_seconds() - t0;
+    const double pass1 = wall_seconds() - t0;
     std::uint64_t events = 0;
-    t0 = irqflow::bench::wall_seconds();
+    t0 = wall_seconds();
     decode.each_event([&](const irqflow::Event&) { ++events; });
-    const double pass2 = irqflow::bench::wall_seconds() - t0;
+    const double pass2 = wall_seconds() - t0;
     // The check as `irqflow check` streams it (a batch at a time); the replaying thread's CPU time is the
     // replay stage (the decoding thread feeds it; waiting for a batch costs no CPU).
-    t0 = irqflow::bench::wall_seconds();
+    t0 = wall_seconds();
     irqflow::TraceStream stream(file);
     irqflow::replay::StreamingReplay replay(stream.trace(), {});
     const double c0 = thread_cpu_seconds();
     stream.each_batch([&](std::span<const irqflow::Event> batch) { replay.feed(batch); });
     const auto result = replay.finish();
     const double replay_cpu = thread_cpu_seconds() - c0;
-    const double check = irqflow::bench::wall_seconds() - t0;
+    const double check = wall_seconds() - t0;
     std::printf("stages %llu %.3f %.3f %.3f %.3f %zu\n", static_cast<unsigned long long>(events), pass1, pass2, replay_cpu, check,
                 result.findings.size());
     return 0;
