@@ -23,12 +23,6 @@ namespace {
 // accept is not made a vCPU of its own.
 constexpr std::int64_t kMaxInferredApicId = 4095;
 
-std::optional<std::int64_t> own_vcpu_id(const Event& e) {
-    if (e.kind == EventKind::Entry) return e.get(slot::entry_vcpu_id);
-    if (e.kind == EventKind::Exit) return e.get(slot::exit_vcpu_id);
-    return std::nullopt;
-}
-
 bool is_accept(EventKind k) { return k == EventKind::ApicAcceptIrq || k == EventKind::ApicvAcceptIrq; }
 bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; }
 
@@ -53,27 +47,44 @@ bool names_vcpu(EventKind k) {
            k == EventKind::Other;
 }
 
-bool Attributor::learns_fields(EventKind k) {
-    return k == EventKind::Entry || k == EventKind::Exit || is_accept(k) || is_eoi(k) || names_vcpu(k);
+int Attributor::learnt_slot(EventKind k) {
+    if (k == EventKind::Entry) return slot::entry_vcpu_id;  // the vCPU its thread runs
+    if (k == EventKind::Exit) return slot::exit_vcpu_id;
+    if (is_accept(k)) return slot::accept_apicid;  // APIC ids vCPUs answer to
+    if (is_eoi(k)) return slot::eoi_apicid;
+    if (names_vcpu(k)) return 0;  // the vCPU it names (named_vcpu)
+    return -1;
+}
+
+bool Attributor::learns_fields(EventKind k) { return learnt_slot(k) >= 0; }
+
+EventHead Attributor::head_of(const Event& e) {
+    EventHead h;
+    h.kind = e.kind;
+    h.name_id = e.name_id;
+    h.cpu = e.cpu;
+    h.tid = e.tid;
+    h.value = e.get(learnt_slot(e.kind));
+    return h;
 }
 
 bool Attributor::owner_reads_fields(EventKind k) { return is_accept(k) || names_vcpu(k); }
 
-bool KvmWork::operator()(const Event& e) {
-    if (e.kind != EventKind::Other) return true;
-    if (e.name_id >= by_name_.size()) by_name_.resize(names_.name_count(), -1);
-    if (e.name_id >= by_name_.size()) return false;
-    signed char& k = by_name_[e.name_id];
-    if (k < 0) k = names_.name(e.name_id).rfind("kvm", 0) == 0;
+bool KvmWork::operator()(EventKind kind, std::uint16_t name_id) {
+    if (kind != EventKind::Other) return true;
+    if (name_id >= by_name_.size()) by_name_.resize(names_.name_count(), -1);
+    if (name_id >= by_name_.size()) return false;
+    signed char& k = by_name_[name_id];
+    if (k < 0) k = names_.name(name_id).rfind("kvm", 0) == 0;
     return k != 0;
 }
 
-void Attributor::learn(const Event& e) {
+void Attributor::learn(const EventHead& e) {
     drops_.next(e.kind, e.cpu);
     if (e.kind == EventKind::Lost) return;
     const std::int32_t tid = e.tid.value();
     // threads doing KVM work, in order of appearance (events come in runs per thread)
-    if (tid >= 0 && tid != last_learnt_tid_ && kvm_work_(e)) {
+    if (tid >= 0 && tid != last_learnt_tid_ && kvm_work_(e.kind, e.name_id)) {
         last_learnt_tid_ = tid;
         if (kvm_thread_seen_.insert(tid).second) kvm_threads_.push_back(tid);
     }
@@ -81,38 +92,52 @@ void Attributor::learn(const Event& e) {
         last_injector_ = tid;
         injectors_.insert(tid);
     }
-    if (!learns_fields(e.kind)) return;
-    if (tid != last_vcpu_tid_)
-        if (auto id = own_vcpu_id(e)) {
-            vcpu_of_tid_.try_emplace(tid, static_cast<std::int32_t>(*id));
+    if (!e.value) return;  // (learnt_slot: the one field each kind is learnt from)
+    const std::int64_t v = *e.value;
+    switch (e.kind) {
+    case EventKind::Entry:
+    case EventKind::Exit:  // the vCPU this thread runs
+        if (tid != last_vcpu_tid_) {
+            vcpu_of_tid_.try_emplace(tid, static_cast<std::int32_t>(v));
             last_vcpu_tid_ = tid;
         }
-    if (auto named = named_vcpu(e); named && tid >= 0 && std::pair{tid, *named} != last_naming_) {
-        last_naming_ = {tid, *named};
-        named_by_tid_.insert({tid, named->value()});
-    }
-    // vCPUs by APIC id, in case no thread names the vCPU it runs: one per APIC id an
-    // accept or EOI names (vCPU id = APIC id, KVM's default). A thread that EOIs with an
-    // APIC id runs that vCPU (EOIs run on the vCPU's own thread).
-    std::optional<std::int64_t> apic;
-    if (is_accept(e.kind)) apic = e.get(slot::accept_apicid);
-    if (is_eoi(e.kind)) {
-        apic = e.get(slot::eoi_apicid);
-        if (apic && tid != last_eoi_tid_) {
-            eoi_apic_of_tid_.try_emplace(tid, *apic);
+        return;
+    case EventKind::ApicAcceptIrq:
+    case EventKind::ApicvAcceptIrq: learn_apic(v, Tid(-1)); return;
+    case EventKind::Eoi:
+    case EventKind::PvEoi:  // a thread that EOIs with an APIC id runs that vCPU (EOIs run on the vCPU's own thread)
+        if (tid != last_eoi_tid_) {
+            eoi_apic_of_tid_.try_emplace(tid, v);
             last_eoi_tid_ = tid;
         }
+        learn_apic(v, e.tid);
+        return;
+    default:  // names_vcpu: the vCPU it names (as named_vcpu reads it)
+        if (v >= 0 && v <= kMaxInferredApicId && tid >= 0) {
+            const std::pair<std::int32_t, VcpuId> naming{tid, VcpuId(static_cast<std::int32_t>(v))};
+            if (naming != last_naming_) {
+                last_naming_ = naming;
+                named_by_tid_.insert({tid, naming.second.value()});
+            }
+        }
+        return;
     }
-    if (!apic || *apic < 0 || *apic > kMaxInferredApicId) return;
-    if (*apic != last_apic_) {  // (std::map's nodes stay where they are)
-        last_apic_ = *apic;
-        last_apic_info_ = &by_apic_[*apic];
+}
+
+// vCPUs by APIC id, in case no thread names the vCPU it runs: one per APIC id an accept
+// or EOI names (vCPU id = APIC id, KVM's default), run by the first thread that EOIs
+// with it (`eoi_tid`; -1 for an accept).
+void Attributor::learn_apic(std::int64_t apic, Tid eoi_tid) {
+    if (apic < 0 || apic > kMaxInferredApicId) return;
+    if (apic != last_apic_) {  // (std::map's nodes stay where they are)
+        last_apic_ = apic;
+        last_apic_info_ = &by_apic_[apic];
     }
     auto& v = *last_apic_info_;
-    v.id = VcpuId(static_cast<std::int32_t>(*apic));
-    v.apic = ApicId(static_cast<std::uint32_t>(*apic));
+    v.id = VcpuId(static_cast<std::int32_t>(apic));
+    v.apic = ApicId(static_cast<std::uint32_t>(apic));
     v.apic_from_trace = true;
-    if (is_eoi(e.kind) && v.tid.value() < 0) v.tid = e.tid;
+    if (eoi_tid.value() >= 0 && v.tid.value() < 0) v.tid = eoi_tid;
 }
 
 void Attributor::finish(Trace& trace) {
@@ -241,7 +266,7 @@ void attribute(Trace& trace) {
         return e;
     };
     for (std::size_t i = 0; i < events.size(); ++i)
-        a.learn(Attributor::learns_fields(events.kind(i)) ? events[i] : head(i));
+        a.learn(Attributor::head_of(Attributor::learns_fields(events.kind(i)) ? events[i] : head(i)));
     a.finish(trace);
     for (std::size_t i = 0; i < events.size(); ++i) {
         const auto [vm, vcpu] = a.owner(Attributor::owner_reads_fields(events.kind(i)) ? events[i] : head(i));

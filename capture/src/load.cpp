@@ -64,11 +64,18 @@ TraceStream::TraceStream(const std::string& path, const LoadOptions& options, co
         return;
     }
     Attributor a(t_);
-    const EventSink learn = [&a, first_pass](const Event& e) {
-        a.learn(e);
-        if (first_pass) (*first_pass)(e);
-    };
-    read_trace_dat_into(path, options, t_, &learn, &Attributor::learns_fields);
+    if (first_pass) {  // whole events (with the fields learnt from) for the caller's pass
+        const EventSink learn = [&a, first_pass](const Event& e) {
+            a.learn(e);
+            (*first_pass)(e);
+        };
+        read_trace_dat_into(path, options, t_, &learn, &Attributor::learns_fields);
+    } else {  // heads only: no 120-byte event built per record, one field read at most
+        const HeadSink learn = [&a](std::span<const EventHead> heads) {
+            for (const EventHead& h : heads) a.learn(h);
+        };
+        read_trace_dat_heads(path, options, t_, learn, &Attributor::learnt_slot);
+    }
     a.finish(t_);
     attributor_ = std::make_unique<Attributor>(std::move(a));
 }

@@ -322,10 +322,17 @@ void reuse_dat_headers(std::size_t files) {
 
 namespace {
 
-// Where the events go: a sink per event or the caller's batches (at most one), else
-// into t.events.
-void read_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink, const EventBatches* batches,
-               bool (*wants_fields)(EventKind)) {
+// Where the events go: a sink per event, the caller's batches or heads only (at most
+// one of them), else into t.events.
+struct Into {
+    const EventSink* sink = nullptr;
+    const EventBatches* batches = nullptr;
+    bool (*wants_fields)(EventKind) = nullptr;
+    const HeadSink* heads = nullptr;
+    int (*slot_of)(EventKind) = nullptr;
+};
+
+void read_into(const std::string& path, const LoadOptions& options, Trace& t, const Into& into) {
     // libtracecmd trusts the offsets and sizes in the file; check them first so a
     // truncated or corrupt file is an error with a position, not a crash.
     const DatLayout layout = validate_dat(path);
@@ -424,10 +431,14 @@ void read_into(const std::string& path, const LoadOptions& options, Trace& t, co
         }
 
     Batch b;
-    b.sink = sink;
-    b.batches = batches;
-    b.fields_of(wants_fields);
-    if (options.other_event_info && !sink && !batches) {
+    b.sink = into.sink;
+    b.batches = into.batches;
+    b.fields_of(into.wants_fields);
+    if (into.heads) {
+        b.heads = into.heads;
+        b.slots_of(into.slot_of);
+    }
+    if (options.other_event_info && !into.sink && !into.batches && !into.heads) {
         b.printer = &headers->printer_for_events();
         b.other_info = &t.raw;
     }
@@ -446,6 +457,7 @@ void read_into(const std::string& path, const LoadOptions& options, Trace& t, co
     } else {
         read_with_libtracecmd(path, top, *decoder, b);
     }
+    if (b.heads) b.flush_heads();
     t.events = std::move(b.events);
 
     tep_handle* tep = tracecmd_get_tep(top);
@@ -462,12 +474,17 @@ void read_into(const std::string& path, const LoadOptions& options, Trace& t, co
 
 void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventSink* sink,
                          bool (*wants_fields)(EventKind)) {
-    read_into(path, options, t, sink, nullptr, wants_fields);
+    read_into(path, options, t, {.sink = sink, .wants_fields = wants_fields});
 }
 
 void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventBatches& batches,
                          bool (*wants_fields)(EventKind)) {
-    read_into(path, options, t, nullptr, &batches, wants_fields);
+    read_into(path, options, t, {.batches = &batches, .wants_fields = wants_fields});
+}
+
+void read_trace_dat_heads(const std::string& path, const LoadOptions& options, Trace& t, const HeadSink& heads,
+                          int (*slot_of)(EventKind)) {
+    read_into(path, options, t, {.heads = &heads, .slot_of = slot_of});
 }
 
 Trace read_trace_dat(const std::string& path, const LoadOptions& options) {

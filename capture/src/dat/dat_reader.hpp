@@ -16,6 +16,11 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
 void read_trace_dat_into(const std::string& path, const LoadOptions& options, Trace& t, const EventBatches& batches,
                          bool (*wants_fields)(EventKind) = nullptr);
 
+// The same read for a pass that needs one field at most per event: heads only, with
+// slot `slot_of(kind)` (-1: none) read straight from each record, a batch at a time.
+void read_trace_dat_heads(const std::string& path, const LoadOptions& options, Trace& t, const HeadSink& heads,
+                          int (*slot_of)(EventKind));
+
 // Keeps what libtracecmd parsed of the last `files` files' headers — with the record
 // decoder built from them, or the error they were refused with — and reuses it for a file
 // whose bytes outside its CPU data are the same, skipping the probe and the parse. For

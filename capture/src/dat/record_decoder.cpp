@@ -70,12 +70,14 @@ void plan_reads(RecordDecoder::TypeInfo& ti) {
         auto r = read_of(f);
         if (!r) {  // decode() keeps the per-field test for this kind
             ti.nreads = 0;
+            ti.read_of_slot = {};
             ti.present = 0;
             ti.fits = INT_MAX;
             return;
         }
         r->slot = static_cast<std::uint8_t>(i);
         ti.reads[ti.nreads++] = *r;
+        ti.read_of_slot[i] = ti.nreads;
         ti.present = static_cast<std::uint16_t>(ti.present | (1u << i));
         ti.fits = std::max(ti.fits, f->offset + f->size);
     }
@@ -242,6 +244,21 @@ RecordDecoder::RecordDecoder(tep_handle* tep, Trace& names, std::string path, st
     if (!type_read || !pid_read) throw InputError(path_, {}, "event formats place common_type/common_pid outside the record");
     type_read_ = *type_read;
     pid_read_ = *pid_read;
+    // every kernel's so far: a 16-bit type at byte 0, a signed 32-bit pid at byte 4
+    usual_common_ = type_read_.offset == 0 && type_read_.size == 2 && type_read_.sign_shift == 0 && pid_read_.offset == 4 &&
+                    pid_read_.size == 4 && pid_read_.sign_shift == 32;
+}
+
+// A record's event type id and thread (the common fields every record starts with).
+[[gnu::always_inline]] inline std::pair<int, std::int32_t> RecordDecoder::common(const unsigned char* data) const {
+    if (usual_common_) [[likely]] {  // fixed loads instead of two switches on the sizes
+        std::uint16_t type;
+        std::int32_t pid;
+        std::memcpy(&type, data, 2);
+        std::memcpy(&pid, data + 4, 4);
+        return {type, pid};
+    }
+    return {static_cast<int>(read_field(type_read_, data)), static_cast<std::int32_t>(read_field(pid_read_, data))};
 }
 
 const RecordDecoder::TypeInfo& RecordDecoder::type(int id) const {
@@ -268,8 +285,7 @@ template <bool InPlace>
 
 }  // namespace
 
-template <bool InPlace>
-void RecordDecoder::decode_as(const RawRecord& rec, Batch& out) const {
+void RecordDecoder::refuse(const RawRecord& rec) const {
     auto fail = [&](const std::string& what) { throw InputError(path_, {InputPosition::Unit::Byte, rec.offset}, what); };
     if (rec.size < 8) fail("record shorter than the common event header");
     if (static_cast<std::uint64_t>(rec.size) > page_size_)
@@ -280,6 +296,16 @@ void RecordDecoder::decode_as(const RawRecord& rec, Batch& out) const {
     // and overflow the replay's time arithmetic (found by fuzz_dat).
     if (rec.ts > static_cast<std::uint64_t>(INT64_MAX))
         fail("record time " + std::to_string(rec.ts) + " ns is beyond any clock's range: corrupt ring-buffer page");
+}
+
+[[gnu::always_inline]] inline void RecordDecoder::check(const RawRecord& rec) const {
+    if (rec.size < 8 || static_cast<std::uint64_t>(rec.size) > page_size_ || rec.ts > static_cast<std::uint64_t>(INT64_MAX)) [[unlikely]]
+        refuse(rec);
+}
+
+template <bool InPlace>
+void RecordDecoder::decode_as(const RawRecord& rec, Batch& out) const {
+    check(rec);
     if (rec.missed != 0) {
         Event local;
         Event& lost = new_event<InPlace>(out, local);
@@ -292,12 +318,13 @@ void RecordDecoder::decode_as(const RawRecord& rec, Batch& out) const {
         out.add(lost);
     }
     const auto* data = static_cast<const unsigned char*>(rec.data);
-    const TypeInfo& ti = type(static_cast<int>(read_field(type_read_, data)));
+    const auto [type_id, pid] = common(data);
+    const TypeInfo& ti = type(type_id);
     Event local;
     Event& e = new_event<InPlace>(out, local);
     e.ts = TimestampNs(static_cast<std::int64_t>(rec.ts));
     e.cpu = HostCpu(rec.cpu);
-    e.tid = Tid(static_cast<std::int32_t>(read_field(pid_read_, data)));
+    e.tid = Tid(pid);
     e.kind = ti.kind;
     e.name_id = ti.name_id;
     e.record = out.next_record++;
@@ -323,6 +350,60 @@ void RecordDecoder::decode_as(const RawRecord& rec, Batch& out) const {
         decode_special(e, Fields(ti, rec.data, rec.size));
     }
     out.add(e);
+}
+
+// What decode_as would put in slot `slot` of this record's event, read alone: the
+// common case inline in decode_head, the others here.
+std::optional<std::int64_t> RecordDecoder::slot_value(const TypeInfo& ti, const RawRecord& rec, int slot) const {
+    const auto s = static_cast<std::size_t>(slot);
+    if (ti.plain || ti.kind == EventKind::Other) {
+        if (const std::uint8_t i = ti.read_of_slot[s]) {  // a short record holds the fields inside it
+            const TypeInfo::Read& r = ti.reads[i - 1];
+            if (r.offset + r.size > rec.size) return std::nullopt;
+            return read_field(r, static_cast<const unsigned char*>(rec.data));
+        }
+        const tep_format_field* f = ti.slot_fields[s];  // a format whose reads could not be planned
+        if (!f || f->offset + f->size > rec.size) return std::nullopt;
+        return read_field(f, rec.data);
+    }
+    // A kind whose slots are not its kernel fields (an accept's): decoded whole, as the
+    // second pass does, so both passes agree on every value.
+    Event e;
+    e.kind = ti.kind;
+    decode_special(e, Fields(ti, rec.data, rec.size));
+    return e.get(slot);
+}
+
+void RecordDecoder::decode_head(const RawRecord& rec, Batch& out) const {
+    check(rec);
+    if (rec.missed != 0) [[unlikely]] {
+        EventHead lost;
+        lost.kind = EventKind::Lost;
+        lost.name_id = lost_name_;
+        lost.cpu = HostCpu(rec.cpu);
+        out.add(lost);
+    }
+    const auto* data = static_cast<const unsigned char*>(rec.data);
+    const auto [type_id, pid] = common(data);
+    const TypeInfo& ti = type(type_id);
+    EventHead& h = out.new_head();
+    h.kind = ti.kind;
+    h.name_id = ti.name_id;
+    h.cpu = HostCpu(rec.cpu);
+    h.tid = Tid(pid);
+    h.value.reset();
+    if (const int slot = out.head_slot[static_cast<std::size_t>(ti.kind)]; slot >= 0) {
+        if (ti.planned()) {  // the format's field, when it has one and the record holds it
+            if (const std::uint8_t i = ti.read_of_slot[static_cast<std::size_t>(slot)]) {
+                const TypeInfo::Read& r = ti.reads[i - 1];
+                if (r.offset + r.size <= rec.size) h.value = read_field(r, data);
+            }
+        } else {
+            h.value = slot_value(ti, rec, slot);
+        }
+    }
+    ++out.next_record;
+    out.added_head();
 }
 
 template void RecordDecoder::decode_as<true>(const RawRecord&, Batch&) const;

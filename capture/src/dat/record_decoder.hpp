@@ -3,11 +3,14 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <unordered_set>
+#include <optional>
 #include <string>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "dat_pages.hpp"
@@ -40,6 +43,16 @@ struct Batch {
             if (wants(static_cast<EventKind>(k))) field_kinds |= std::uint64_t{1} << k;
     }
     bool wants_fields(EventKind k) const { return (field_kinds >> static_cast<unsigned>(k)) & 1; }
+    // Heads only (read_trace_dat_heads): each record becomes an EventHead carrying the
+    // slot head_slot[kind] asks for (-1: none), handed over kHeads at a time.
+    const HeadSink* heads = nullptr;
+    std::array<std::int8_t, 64> head_slot{};
+    void slots_of(int (*slot_of)(EventKind)) {
+        for (std::size_t k = 0; k < static_cast<std::size_t>(EventKind::Count_); ++k) {
+            const int slot = slot_of(static_cast<EventKind>(k));
+            head_slot[k] = static_cast<std::int8_t>(slot >= 0 && slot < static_cast<int>(kMaxFields) ? slot : -1);
+        }
+    }
     // When set, each Other event's info as trace-cmd report prints it is appended to
     // other_info and Event::raw_off/raw_len index it. Only one thread decodes such a batch.
     EventPrinter* printer = nullptr;
@@ -62,7 +75,28 @@ struct Batch {
         }
     }
 
+    // A head: written in place at new_head(), then added_head().
+    EventHead& new_head() { return head_buf_[nheads_]; }
+    [[gnu::always_inline]] void added_head() {
+        note_thread(head_buf_[nheads_].tid.value());
+        ++added;
+        if (++nheads_ == kHeads) flush_heads();
+    }
+    void add(const EventHead& h) {
+        new_head() = h;
+        added_head();
+    }
+    void flush_heads() {
+        if (nheads_ == 0) return;
+        (*heads)(std::span<const EventHead>(head_buf_.data(), nheads_));
+        nheads_ = 0;
+    }
+
 private:
+    // Small enough to stay in the first-level cache between the decoder and the sink.
+    static constexpr std::size_t kHeads = 512;
+    std::array<EventHead, kHeads> head_buf_;
+    std::size_t nheads_ = 0;
     [[gnu::always_inline]] void note_thread(std::int32_t tid) {
         if (tid != last_tid_) note_other_thread(tid);  // events come in runs per thread
     }
@@ -101,6 +135,7 @@ public:
     // Throws InputError for records that cannot be right.
     void decode(const RawRecord& rec, Batch& out) const {
         if (out.batches) decode_as<true>(rec, out);
+        else if (out.heads) decode_head(rec, out);
         else decode_as<false>(rec, out);
     }
     // The kernel's long size in ring-buffer page headers (4 or 8).
@@ -127,9 +162,13 @@ public:
             std::uint8_t slot = 0;
         };
         std::array<Read, kMaxFields> reads{};
+        std::array<std::uint8_t, kMaxFields> read_of_slot{};  // per slot: index + 1 into reads, 0 if none
         std::uint8_t nreads = 0;
         std::uint16_t present = 0;
         int fits = 0;
+        // Whether reads/read_of_slot say where every slot is (plain kinds and Other,
+        // unless a field lay where a Read cannot say).
+        bool planned() const { return (plain || kind == EventKind::Other) && fits != INT_MAX; }
     };
 
 private:
@@ -137,6 +176,11 @@ private:
     // not built here and handed over.
     template <bool InPlace>
     void decode_as(const RawRecord& rec, Batch& out) const;
+    void decode_head(const RawRecord& rec, Batch& out) const;
+    // Throws for a record that cannot be right (both decode paths refuse the same ones).
+    void check(const RawRecord& rec) const;
+    [[gnu::noinline, gnu::cold]] void refuse(const RawRecord& rec) const;
+    [[gnu::noinline]] std::optional<std::int64_t> slot_value(const TypeInfo& ti, const RawRecord& rec, int slot) const;
     const TypeInfo& type(int id) const;
 
     std::string path_;
@@ -152,6 +196,8 @@ private:
     const tep_format_field* common_type_ = nullptr;
     const tep_format_field* common_pid_ = nullptr;
     TypeInfo::Read type_read_, pid_read_;  // the two, as decode() reads them
+    bool usual_common_ = false;            // at the places every kernel so far puts them
+    std::pair<int, std::int32_t> common(const unsigned char* data) const;
 };
 
 }  // namespace irqflow

@@ -37,7 +37,8 @@ bool names_vcpu(EventKind k);
 class KvmWork {
 public:
     explicit KvmWork(const Trace& names) : names_(names) {}
-    bool operator()(const Event& e);
+    bool operator()(EventKind kind, std::uint16_t name_id);
+    bool operator()(const Event& e) { return (*this)(e.kind, e.name_id); }
 
 private:
     const Trace& names_;
@@ -46,10 +47,13 @@ private:
 
 class Attributor {
 public:
-    // Whether learn() / owner() read the fields of an event of this kind (otherwise
-    // they only read its kind, thread, CPU and name).
+    // The one field slot learn() reads of an event of this kind, or -1 (it reads only
+    // kind, thread, CPU and name); whether it reads one. Whether owner() reads fields.
+    static int learnt_slot(EventKind k);
     static bool learns_fields(EventKind k);
     static bool owner_reads_fields(EventKind k);
+    // What learn() reads of an event (its learnt slot, if present).
+    static EventHead head_of(const Event& e);
 
     // `names` resolves name ids (the trace being attributed).
     explicit Attributor(const Trace& names) : kvm_work_(names) {}
@@ -57,9 +61,10 @@ public:
     Attributor(Attributor&&) = default;
     Attributor(const Attributor&) = delete;
     Attributor& operator=(const Attributor&) = delete;
-    // Pass 1, every event in order (Lost markers included). `e` carries kind, tid, cpu
-    // and name_id, and its fields when learns_fields(kind).
-    void learn(const Event& e);
+    // Pass 1, every event in order (Lost markers included), as a head: kind, tid, cpu,
+    // name_id and the learnt slot's value.
+    void learn(const EventHead& e);
+    void learn(const Event& e) { learn(head_of(e)); }
     // Fills t.vms (and a warning when vCPUs were inferred) and t.drop_window_starts.
     void finish(Trace& t);
     // Pass 2: the VM and vCPU of an event (fields needed when owner_reads_fields(kind)).
@@ -70,6 +75,8 @@ private:
         VmId vm = kUnknownVm;
         VcpuId vcpu = kUnknownVcpu;
     };
+    void learn_apic(std::int64_t apic, Tid eoi_tid);
+
     KvmWork kvm_work_;
     // learnt
     std::unordered_map<std::int32_t, std::int32_t> vcpu_of_tid_;  // the first vCPU id a thread's entry/exit names

@@ -49,6 +49,9 @@ struct EventBatches {
 // Events in order, a batch at a time (one call per batch, not per event).
 using BatchSink = std::function<void(std::span<const Event>)>;
 
+// Event heads in order, a batch at a time.
+using HeadSink = std::function<void(std::span<const EventHead>)>;
+
 // A trace handed over event by event, attributed, without holding its events (what
 // check/stats need for traces too big to keep). Constructing it reads a trace.dat once
 // to learn the vCPUs, VMs and drop windows (memory per thread and vCPU, not per event);
