@@ -140,6 +140,26 @@ void Attributor::learn_apic(std::int64_t apic, Tid eoi_tid) {
     if (eoi_tid.value() >= 0 && v.tid.value() < 0) v.tid = eoi_tid;
 }
 
+void Attributor::append(const Attributor& later) {
+    drops_.append(later.drops_);
+    // what a thread, an APIC id did first is what this part saw it do, if it saw it
+    for (const auto& [tid, id] : later.vcpu_of_tid_) vcpu_of_tid_.try_emplace(tid, id);
+    for (const auto& [tid, apic] : later.eoi_apic_of_tid_) eoi_apic_of_tid_.try_emplace(tid, apic);
+    for (const auto& [apic, v] : later.by_apic_) {
+        const auto [it, fresh] = by_apic_.try_emplace(apic, v);
+        if (!fresh && it->second.tid.value() < 0) it->second.tid = v.tid;
+    }
+    for (const std::int32_t tid : later.kvm_threads_)
+        if (kvm_thread_seen_.insert(tid).second) kvm_threads_.push_back(tid);
+    injectors_.insert(later.injectors_.begin(), later.injectors_.end());
+    named_by_tid_.insert(later.named_by_tid_.begin(), later.named_by_tid_.end());
+    // the runs these remember ended with this part
+    last_learnt_tid_ = last_injector_ = last_vcpu_tid_ = last_eoi_tid_ = INT32_MIN;
+    last_naming_ = {INT32_MIN, kUnknownVcpu};
+    last_apic_ = -1;
+    last_apic_info_ = nullptr;
+}
+
 void Attributor::finish(Trace& trace) {
     // VMs from tid order (vCPU threads sorted by tid).
     std::vector<std::pair<std::int32_t, std::int32_t>> vcpu_threads(vcpu_of_tid_.begin(), vcpu_of_tid_.end());

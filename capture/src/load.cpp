@@ -63,21 +63,32 @@ TraceStream::TraceStream(const std::string& path, const LoadOptions& options, co
             t_.events.for_each(*first_pass);
         return;
     }
-    Attributor a(t_);
     if (first_pass) {  // whole events (with the fields learnt from) for the caller's pass
-        const EventSink learn = [&a, first_pass](const Event& e) {
-            a.learn(e);
+        attributor_ = std::make_unique<Attributor>(t_);
+        const EventSink learn = [a = attributor_.get(), first_pass](const Event& e) {
+            a->learn(e);
             (*first_pass)(e);
         };
         read_trace_dat_into(path, options, t_, &learn, &Attributor::learns_fields);
     } else {  // heads only: no 120-byte event built per record, one field read at most
-        const HeadSink learn = [&a](std::span<const EventHead> heads) {
-            for (const EventHead& h : heads) a.learn(h);
-        };
+        std::vector<Attributor> parts;  // one per part of the trace read at once
+        const HeadParts learn{[&](std::size_t n) {
+            parts.clear();
+            parts.reserve(n);  // (the sinks keep pointers to them)
+            std::vector<HeadSink> sinks;
+            for (std::size_t i = 0; i < n; ++i) {
+                Attributor& part = parts.emplace_back(t_);
+                sinks.emplace_back([&part](std::span<const EventHead> heads) {
+                    for (const EventHead& h : heads) part.learn(h);
+                });
+            }
+            return sinks;
+        }};
         read_trace_dat_heads(path, options, t_, learn, &Attributor::learnt_slot);
+        for (std::size_t i = 1; i < parts.size(); ++i) parts[0].append(parts[i]);
+        attributor_ = parts.empty() ? std::make_unique<Attributor>(t_) : std::make_unique<Attributor>(std::move(parts[0]));
     }
-    a.finish(t_);
-    attributor_ = std::make_unique<Attributor>(std::move(a));
+    attributor_->finish(t_);
 }
 
 TraceStream::~TraceStream() = default;

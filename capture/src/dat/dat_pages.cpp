@@ -72,36 +72,65 @@ void inflate_chunk(const std::string& path, std::uint64_t at, ZSTD_DCtx* dctx, c
 
 }  // namespace
 
-// The pages of one CPU of one buffer: read page by page from the file, or served from
-// data inflated beforehand (compressed files).
+// The pages of one CPU of one buffer: read a few pages at a time from the file, or served
+// from data inflated beforehand (compressed files), shared with the other walkers of the
+// same pages (StreamPages::from_page).
 class StreamPages {
 public:
     StreamPages(const std::string& path, const CpuData& d, std::uint64_t page)
-        : path_(path), fd_(path), pos_(d.offset), end_(d.offset + d.size), page_(page), cpu_(d.cpu),
+        : path_(path), fd_(path), start_(d.offset), pos_(d.offset), end_(d.offset + d.size), page_(page), cpu_(d.cpu),
           per_read_(std::max<std::uint64_t>(1, kReadBytes / page)), buf_(per_read_ * page + kSlack, 0) {
         if (fd_.get() < 0) throw InputError(path, {}, "cannot open file");
     }
-    StreamPages(const std::string& path, const CpuData& d, Inflated inflated, std::uint64_t page)
-        : path_(path), fd_(""), page_(page), cpu_(d.cpu), inflated_(std::move(inflated)), from_memory_(true) {}
+    StreamPages(const std::string& path, const CpuData& d, std::shared_ptr<const Inflated> inflated, std::uint64_t page)
+        : path_(path), fd_(""), page_(page), cpu_(d.cpu), inflated_(std::move(inflated)), from_memory_(true) {
+        end_ = inflated_->bytes.size() - kSlack;
+    }
 
     int cpu() const { return cpu_; }
     const std::string& path() const { return path_; }
 
     // Next page, or nullptr at the end. `at` gets the file position it came from.
-    unsigned char* next(std::uint64_t& at) {
+    const unsigned char* next(std::uint64_t& at) {
         if (from_memory_) {
-            if (pos_ + page_ > inflated_.bytes.size() - kSlack) return nullptr;
-            at = inflated_.chunk_offsets[pos_ / inflated_.chunk_size];
-            unsigned char* p = inflated_.bytes.data() + pos_;
+            if (pos_ + page_ > end_) return nullptr;
+            at = inflated_->chunk_offsets[pos_ / inflated_->chunk_size];
+            const unsigned char* p = inflated_->bytes.data() + pos_;
             pos_ += page_;
             return p;
         }
         if (pos_ >= end_) return nullptr;
         if (used_ == held_) fill();
-        unsigned char* p = buf_.data() + used_++ * page_;
+        const unsigned char* p = buf_.data() + used_++ * page_;
         at = pos_;
         pos_ += std::min<std::uint64_t>(page_, end_ - pos_);
         return p;
+    }
+    // Which page of the stream next() returned last (from 0).
+    std::uint64_t last_page() const { return (pos_ - start_ + page_ - 1) / page_ - 1; }
+
+    // Pages in the stream (a short last one of a file counts; inflated data holds whole pages).
+    std::uint64_t pages() const { return from_memory_ ? (end_ - start_) / page_ : (end_ - start_ + page_ - 1) / page_; }
+    // The time in page k's header (0 when it cannot be read).
+    std::uint64_t page_time(std::uint64_t k) const {
+        std::uint64_t t = 0;
+        const std::uint64_t at = start_ + k * page_;
+        if (k >= pages() || end_ - at < 8) return 0;
+        if (from_memory_) std::memcpy(&t, inflated_->bytes.data() + at, 8);
+        else if (::pread(fd_.get(), &t, 8, static_cast<off_t>(at)) != 8) return 0;
+        return t;
+    }
+    // A walker of the same pages from page k on (its own file handle, or the same memory).
+    StreamPagesPtr from_page(std::uint64_t k) const {
+        StreamPagesPtr other(from_memory_ ? new StreamPages(path_, CpuData{cpu_, 0, 0}, inflated_, page_)
+                                          : new StreamPages(path_, CpuData{cpu_, start_, end_ - start_}, page_));
+        other->pos_ = std::min(other->end_, start_ + std::min(k, pages()) * page_);
+        return other;
+    }
+    // Back to the first page.
+    void rewind() {
+        pos_ = start_;
+        held_ = used_ = 0;
     }
 
 private:
@@ -125,14 +154,13 @@ private:
 
     std::string path_;
     Fd fd_;
-    std::uint64_t pos_ = 0, end_ = 0, page_;
+    std::uint64_t start_ = 0, pos_ = 0, end_ = 0, page_;  // file offsets, or offsets into the inflated bytes
     int cpu_;
     std::uint64_t per_read_ = 1, held_ = 0, used_ = 0;  // pages a read brings, in buf_, handed out
     std::vector<unsigned char> buf_;
-    Inflated inflated_;
+    std::shared_ptr<const Inflated> inflated_;
     bool from_memory_ = false;
 };
-
 
 bool pages_readable(const DatLayout& layout) {
     if (layout.latency || layout.adjusts_timestamps) return false;
@@ -184,7 +212,8 @@ Inflated inflate_cpu(const std::string& path, const DatLayout& layout, std::size
 
 StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std::size_t index) {
     const CpuData& d = layout.cpu_data.at(index);
-    if (layout.compressed) return StreamPagesPtr(new StreamPages(path, d, inflate_cpu(path, layout, index), layout.page_size));
+    if (layout.compressed)
+        return StreamPagesPtr(new StreamPages(path, d, std::make_shared<const Inflated>(inflate_cpu(path, layout, index)), layout.page_size));
     return StreamPagesPtr(new StreamPages(path, d, layout.page_size));
 }
 
@@ -194,7 +223,7 @@ StreamCursor::StreamCursor(StreamPages& pages, std::uint64_t page_size, int long
 bool StreamCursor::next_page(RawRecord& rec, bool bad) {
     for (;;) {
         if (bad) throw InputError(pages_.path(), {InputPosition::Unit::Byte, offset_}, "corrupt event in a ring-buffer page");
-        unsigned char* p = pages_.next(offset_);
+        const unsigned char* p = pages_.next(offset_);
         if (!p) return false;
         if (!page_.load(p, page_size_, long_size_))
             throw InputError(pages_.path(), {InputPosition::Unit::Byte, offset_}, "corrupt ring-buffer page header");
@@ -224,6 +253,11 @@ void walk_page(const unsigned char* page, std::uint64_t page_size, int long_size
 }
 
 const unsigned char* next_page(StreamPages& pages, std::uint64_t& at) { return pages.next(at); }
+std::uint64_t page_count(const StreamPages& pages) { return pages.pages(); }
+std::uint64_t page_time(const StreamPages& pages, std::uint64_t k) { return pages.page_time(k); }
+StreamPagesPtr from_page(const StreamPages& pages, std::uint64_t k) { return pages.from_page(k); }
+void rewind(StreamPages& pages) { pages.rewind(); }
+std::uint64_t StreamCursor::page_index() const { return pages_.last_page(); }
 
 void StreamPagesDeleter::operator()(StreamPages* p) const { delete p; }
 

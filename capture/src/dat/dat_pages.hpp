@@ -11,6 +11,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dat_validate.hpp"
@@ -53,6 +54,12 @@ StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std
 // The stream's next page (page_size bytes), nullptr at the end; `at` gets its file
 // offset. Valid until the next call.
 const unsigned char* next_page(StreamPages& pages, std::uint64_t& at);
+// For reading a stream in parts (dat_heads.cpp): its pages, the time in page k's header
+// (0 if unreadable), another walker of it from page k on, and back to its first page.
+std::uint64_t page_count(const StreamPages& pages);
+std::uint64_t page_time(const StreamPages& pages, std::uint64_t k);
+StreamPagesPtr from_page(const StreamPages& pages, std::uint64_t k);
+void rewind(StreamPages& pages);
 
 // One ring-buffer page being walked. The format is the kernel's (described by the
 // header_page/header_event files stored in every trace.dat): a page header
@@ -159,6 +166,9 @@ public:
         }
         return next_page(rec, bad);
     }
+    // Where the last record next() gave lies: its page (from 0 in the stream) and the
+    // byte after it in that page's data.
+    std::pair<std::uint64_t, std::uint64_t> where() const { return {page_index(), page_.offset()}; }
 
 private:
     void fill(RawRecord& rec) {
@@ -169,6 +179,7 @@ private:
     }
     // The page ended (or was corrupt: `bad`): the first record of the next page with one.
     bool next_page(RawRecord& rec, bool bad);
+    std::uint64_t page_index() const;
 
     StreamPages& pages_;
     std::uint64_t page_size_;

@@ -1,9 +1,10 @@
 // trace.dat reader. The validator checks the file's layout; libtracecmd parses the
 // headers and event formats (first in a child process: it can crash on corrupt ones);
 // RecordDecoder decodes each record's fields by name from those formats. Ring-buffer
-// pages are walked by dat_pages.cpp, one thread per CPU stream, and the streams are
-// merged in time order; files whose timestamps libtracecmd would adjust go through its
-// own iterator instead. No printed text is parsed here.
+// pages are walked by dat_pages.cpp (compressed streams inflated on a thread each) and
+// the streams merged in time order by merge_streams.cpp; files whose timestamps
+// libtracecmd would adjust go through its own iterator instead. No printed text is
+// parsed here.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -26,6 +27,7 @@
 #include "dat_pages.hpp"
 #include "dat_reader.hpp"
 #include "dat_validate.hpp"
+#include "merge_streams.hpp"
 #include "irqflow/capture/error.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "record_decoder.hpp"
@@ -213,44 +215,6 @@ void read_header_bytes(const std::string& path, const DatLayout& layout, std::ve
     close(fd);
 }
 
-// Decodes all streams' records in (timestamp, stream) order — the order trace-cmd
-// report prints — straight into one batch. (Decoding each CPU on its own thread and
-// merging afterwards was slower on 2 cores: the extra copy of every event costs more
-// than the second core saves.)
-void decode_merged(std::vector<StreamPagesPtr>& streams, const DatLayout& layout, const RecordDecoder& decoder, Batch& out) {
-    // The next record is the earliest head of all the CPUs' streams (the lowest CPU
-    // index among equal timestamps). After picking a stream, the best of the others is
-    // found once, and the picked stream goes on for as long as its records still come
-    // first: a CPU's records come in runs, and a scan of every CPU per record (with a
-    // std::vector<bool> of the live ones) was a tenth of the reader's instructions.
-    const std::size_t n = streams.size();
-    std::vector<StreamCursor> cursors;
-    std::vector<RawRecord> head(n);
-    std::vector<std::uint8_t> live(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        cursors.emplace_back(*streams[i], layout.page_size, decoder.long_size());
-        live[i] = cursors[i].next(head[i]) ? 1 : 0;
-    }
-    auto earliest = [&](std::size_t skip) {
-        std::size_t best = n;
-        for (std::size_t i = 0; i < n; ++i)
-            if (i != skip && live[i] && (best == n || head[i].ts < head[best].ts)) best = i;
-        return best;
-    };
-    for (std::size_t best = earliest(n); best != n;) {
-        const std::size_t next = earliest(best);  // where the run of `best` ends
-        for (;;) {
-            decoder.decode(head[best], out);
-            if (!cursors[best].next(head[best])) {
-                live[best] = 0;
-                break;
-            }
-            if (next != n && (head[next].ts < head[best].ts || (head[next].ts == head[best].ts && next < best))) break;
-        }
-        best = earliest(n);
-    }
-}
-
 // libtracecmd's iterator path (files whose timestamps it adjusts, or that our page
 // walker does not read): records arrive merged already.
 struct IteratorContext {
@@ -328,7 +292,7 @@ struct Into {
     const EventSink* sink = nullptr;
     const EventBatches* batches = nullptr;
     bool (*wants_fields)(EventKind) = nullptr;
-    const HeadSink* heads = nullptr;
+    const HeadParts* parts = nullptr;
     int (*slot_of)(EventKind) = nullptr;
 };
 
@@ -434,11 +398,8 @@ void read_into(const std::string& path, const LoadOptions& options, Trace& t, co
     b.sink = into.sink;
     b.batches = into.batches;
     b.fields_of(into.wants_fields);
-    if (into.heads) {
-        b.heads = into.heads;
-        b.slots_of(into.slot_of);
-    }
-    if (options.other_event_info && !into.sink && !into.batches && !into.heads) {
+    if (into.parts) b.slots_of(into.slot_of);
+    if (options.other_event_info && !into.sink && !into.batches && !into.parts) {
         b.printer = &headers->printer_for_events();
         b.other_info = &t.raw;
     }
@@ -453,11 +414,17 @@ void read_into(const std::string& path, const LoadOptions& options, Trace& t, co
             }
         }
         if (first_error) throw *first_error;
-        decode_merged(streams, layout, *decoder, b);
+        if (into.parts) decode_heads(streams, layout, *decoder, *into.parts, b);
+        else decode_merged(streams, layout, *decoder, b);
+    } else if (into.parts) {
+        const std::vector<HeadSink> sinks = into.parts->start(1);
+        b.heads = &sinks[0];
+        read_with_libtracecmd(path, top, *decoder, b);
+        b.flush_heads();
+        b.heads = nullptr;
     } else {
         read_with_libtracecmd(path, top, *decoder, b);
     }
-    if (b.heads) b.flush_heads();
     t.events = std::move(b.events);
 
     tep_handle* tep = tracecmd_get_tep(top);
@@ -482,9 +449,9 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
     read_into(path, options, t, {.batches = &batches, .wants_fields = wants_fields});
 }
 
-void read_trace_dat_heads(const std::string& path, const LoadOptions& options, Trace& t, const HeadSink& heads,
+void read_trace_dat_heads(const std::string& path, const LoadOptions& options, Trace& t, const HeadParts& parts,
                           int (*slot_of)(EventKind)) {
-    read_into(path, options, t, {.heads = &heads, .slot_of = slot_of});
+    read_into(path, options, t, {.parts = &parts, .slot_of = slot_of});
 }
 
 Trace read_trace_dat(const std::string& path, const LoadOptions& options) {

@@ -17,8 +17,9 @@ void read_trace_dat_into(const std::string& path, const LoadOptions& options, Tr
                          bool (*wants_fields)(EventKind) = nullptr);
 
 // The same read for a pass that needs one field at most per event: heads only, with
-// slot `slot_of(kind)` (-1: none) read straight from each record, a batch at a time.
-void read_trace_dat_heads(const std::string& path, const LoadOptions& options, Trace& t, const HeadSink& heads,
+// slot `slot_of(kind)` (-1: none) read straight from each record, a batch at a time,
+// perhaps in two parts at once (HeadParts).
+void read_trace_dat_heads(const std::string& path, const LoadOptions& options, Trace& t, const HeadParts& parts,
                           int (*slot_of)(EventKind));
 
 // Keeps what libtracecmd parsed of the last `files` files' headers — with the record

@@ -65,6 +65,10 @@ public:
     // name_id and the learnt slot's value.
     void learn(const EventHead& e);
     void learn(const Event& e) { learn(head_of(e)); }
+    // Learns what `later` learnt from the events right after those this one saw (a
+    // trace read in parts, each learnt by an Attributor of its own), as if this one had
+    // gone on to see them.
+    void append(const Attributor& later);
     // Fills t.vms (and a warning when vCPUs were inferred) and t.drop_window_starts.
     void finish(Trace& t);
     // Pass 2: the VM and vCPU of an event (fields needed when owner_reads_fields(kind)).

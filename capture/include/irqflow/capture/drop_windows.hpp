@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "irqflow/capture/event.hpp"
@@ -22,7 +23,9 @@ public:
         const bool known = cpu >= 0 && cpu < kMaxCpu;
         const auto c = static_cast<std::size_t>(cpu);
         if (kind == EventKind::Lost) {
-            starts_.push_back(known && c < after_last_.size() ? after_last_[c] : 0);
+            const std::size_t start = known && c < after_last_.size() ? after_last_[c] : 0;
+            if (known && start == 0) open_.emplace_back(starts_.size(), cpu);
+            starts_.push_back(start);
         } else if (known) {
             if (c >= after_last_.size()) after_last_.resize(c + 1, 0);
             after_last_[c] = i_ + 1;
@@ -31,11 +34,16 @@ public:
     }
     // The starts, sorted (Trace::drop_window_starts).
     std::vector<std::size_t> take();
+    // Goes on with what `later` found in the events right after these (a trace read in
+    // parts): its indices follow these, and a drop on a CPU that had no event in its
+    // part starts after that CPU's last event here.
+    void append(const DropWindowFinder& later);
 
 private:
     static constexpr std::int32_t kMaxCpu = 1 << 16;
     std::vector<std::size_t> after_last_;  // per host CPU: index + 1 of its last event so far
     std::vector<std::size_t> starts_;
+    std::vector<std::pair<std::size_t, std::int32_t>> open_;  // starts_ 0 because their CPU had no event yet: (index, CPU)
     std::size_t i_ = 0;
 };
 

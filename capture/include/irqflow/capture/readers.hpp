@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "irqflow/capture/trace.hpp"
 
@@ -51,6 +52,13 @@ using BatchSink = std::function<void(std::span<const Event>)>;
 
 // Event heads in order, a batch at a time.
 using HeadSink = std::function<void(std::span<const EventHead>)>;
+// Heads read in consecutive parts at once, each part's in order into a sink of its own
+// (every head of part i comes before every head of part i + 1 in the trace). start(n)
+// gives the n parts' sinks before any head is handed over; it may be called again, with
+// 1, when the parts did not add up: the heads handed over until then are to be forgotten.
+struct HeadParts {
+    std::function<std::vector<HeadSink>(std::size_t parts)> start;
+};
 
 // A trace handed over event by event, attributed, without holding its events (what
 // check/stats need for traces too big to keep). Constructing it reads a trace.dat once
