@@ -322,7 +322,7 @@ TEST_CASE("the loading overview holds each vCPU thread's guest, host and halted 
     const Loaded& L = pveoi_on();
     OverviewBuilder b;
     const EventSink add = [&b](const Event& e) { b.add(e); };
-    TraceStream stream(sample("pveoi-on.dat"), {}, &add);  // the GUI's first pass
+    TraceStream stream(sample("pveoi-on.dat"), {}, FirstPass{&add, {}});  // the GUI's first pass
     b.finish();
     const auto o = b.snapshot();
     REQUIRE(o);

@@ -1,5 +1,6 @@
 #include <sys/stat.h>
 
+#include <atomic>
 #include <fstream>
 #include <span>
 #include <string_view>
@@ -40,6 +41,8 @@ void check_file(const std::string& path) {
                          "binary data (a NUL byte): neither a trace.dat (no tracing magic at byte 0) nor report text");
 }
 
+constexpr std::uint64_t kCountEvery = 65536;  // FirstPass::count
+
 }  // namespace
 
 void check_trace_headers(const std::string& path) {
@@ -54,37 +57,47 @@ Trace load_trace(const std::string& path, const LoadOptions& options) {
     return t;
 }
 
-TraceStream::TraceStream(const std::string& path, const LoadOptions& options, const EventSink* first_pass) : path_(path), options_(options) {
+TraceStream::TraceStream(const std::string& path, const LoadOptions& options, const FirstPass& watch) : path_(path), options_(options) {
+    const EventSink* first_pass = watch.events;
     check_file(path);
     dat_ = looks_like_dat(path);
     if (!dat_) {
         t_ = load_trace(path, options);  // text: loaded whole
         if (first_pass)
             t_.events.for_each(*first_pass);
+        if (watch.count) watch.count(t_.events.size());
         return;
     }
     if (first_pass) {  // whole events (with the fields learnt from) for the caller's pass
         attributor_ = std::make_unique<Attributor>(t_);
-        const EventSink learn = [a = attributor_.get(), first_pass](const Event& e) {
+        std::uint64_t seen = 0;
+        const EventSink learn = [a = attributor_.get(), first_pass, &watch, &seen](const Event& e) {
             a->learn(e);
             (*first_pass)(e);
+            if (++seen % kCountEvery == 0 && watch.count) watch.count(seen);
         };
         read_trace_dat_into(path, options, t_, &learn, &Attributor::learns_fields);
+        if (watch.count) watch.count(seen);
     } else {  // heads only: no 120-byte event built per record, one field read at most
         std::vector<Attributor> parts;  // one per part of the trace read at once
+        std::atomic<std::uint64_t> seen{0};  // by all parts (the first part's thread tells watch.count)
         const HeadParts learn{[&](std::size_t n) {
             parts.clear();
             parts.reserve(n);  // (the sinks keep pointers to them)
+            seen = 0;
             std::vector<HeadSink> sinks;
             for (std::size_t i = 0; i < n; ++i) {
                 Attributor& part = parts.emplace_back(t_);
-                sinks.emplace_back([&part](std::span<const EventHead> heads) {
+                sinks.emplace_back([&part, &seen, &watch, first = i == 0](std::span<const EventHead> heads) {
                     for (const EventHead& h : heads) part.learn(h);
+                    const std::uint64_t now = seen += heads.size();
+                    if (first && watch.count && now / kCountEvery != (now - heads.size()) / kCountEvery) watch.count(now);
                 });
             }
             return sinks;
         }};
         read_trace_dat_heads(path, options, t_, learn, &Attributor::learnt_slot);
+        if (watch.count) watch.count(seen);
         for (std::size_t i = 1; i < parts.size(); ++i) parts[0].append(parts[i]);
         attributor_ = parts.empty() ? std::make_unique<Attributor>(t_) : std::make_unique<Attributor>(std::move(parts[0]));
     }

@@ -85,7 +85,7 @@ std::unique_ptr<Session> load_session(const SessionSource& src, LoadProgress& pr
         // session's store.
         const EventSink overview = [&progress](const Event& e) { progress.overview.add(e); };
         pipeline::Watch watch;
-        watch.first_pass = &overview;
+        watch.first_pass.events = &overview;
         watch.known = [&](const Trace&) {
             progress.overview.finish();
             progress.stage = 1;

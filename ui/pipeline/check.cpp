@@ -18,7 +18,7 @@ Checked load(const Source& given, const Watch& watch) {
     Checked c;
     // (the streamed read keeps no Other event's text, which the guest's clock needs:
     // with a guest trace the trace is read whole, and the first-pass hook sees nothing)
-    if (watch.first_pass && source.guest.empty()) {
+    if ((watch.first_pass.events || watch.first_pass.count) && source.guest.empty()) {
         // Streamed into memory in two passes: the hook sees the first as it is read, and
         // the events kept are those load_trace would give (tests/test_streaming.cpp).
         TraceStream stream(source.trace, source.load, watch.first_pass);

@@ -56,12 +56,12 @@ Imported TraceImport::into(storage::Store& store, Steps& steps) {
     // streamed: events go to the database as they are decoded, never held
     steps.begin("reading " + q.shown + " (vCPUs, lost events)");
     std::uint64_t seen = 0;
-    const EventSink count = [&](const Event&) {
-        if (++seen % 65536 == 0) steps.progress(seen, 0);
-    };
     std::optional<storage::SessionWriter> w;
     Watch watch;
-    watch.first_pass = &count;
+    watch.first_pass.count = [&](std::uint64_t n) {
+        seen = n;
+        steps.progress(seen, 0);
+    };
     watch.known = [&](const Trace& t) {
         steps.end();
         steps.begin("replaying and storing");

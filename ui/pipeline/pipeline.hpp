@@ -39,9 +39,10 @@ enum class Stage { Serial, Guest, Replay };
 
 // What a caller may watch while a trace goes through. Every hook is optional.
 struct Watch {
-    // A trace.dat's first pass, each event as read (not yet attributed): an overview
-    // while the second pass is to come, or a count for a progress line.
-    const EventSink* first_pass = nullptr;
+    // A trace.dat's first pass (TraceStream's FirstPass): each event as read, not yet
+    // attributed (an overview while the second pass is to come), or a count for a
+    // progress line.
+    FirstPass first_pass;
     // The trace is known (meta, vCPUs, VMs, drop windows): streamed, its events are to
     // come; read whole, they are read.
     std::function<void(const Trace&)> known;

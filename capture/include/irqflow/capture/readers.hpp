@@ -65,13 +65,22 @@ struct HeadParts {
 // to learn the vCPUs, VMs and drop windows (memory per thread and vCPU, not per event);
 // each_event() reads it again and hands each event, in order, with its VM and vCPU.
 // Text is loaded whole (report excerpts are small) and handed over the same way.
+// What a caller may watch of TraceStream's first pass.
+struct FirstPass {
+    // Each event as it is read, not yet attributed, with fields decoded only for
+    // kvm_entry, kvm_exit, accepts and EOIs: enough for an overview while the second pass
+    // is still to come (the GUI's, ui/README.md). Watching costs that pass its speed.
+    const EventSink* events = nullptr;
+    // The records read so far, every 65,536 and at the end, on the constructing thread:
+    // for a progress line.
+    std::function<void(std::uint64_t)> count;
+};
+
 class TraceStream {
 public:
-    // Reads the file once to learn which thread runs which vCPU (trace.dat). `first_pass`
-    // sees that pass's events as they are read, not yet attributed and with fields
-    // decoded only for kvm_entry, kvm_exit, accepts and EOIs: enough for an overview
-    // while the second pass is still to come (the GUI's, ui/README.md).
-    explicit TraceStream(const std::string& path, const LoadOptions& options = {}, const EventSink* first_pass = nullptr);
+    // Reads the file once to learn which thread runs which vCPU (trace.dat), watched as
+    // `first_pass` says.
+    explicit TraceStream(const std::string& path, const LoadOptions& options = {}, const FirstPass& first_pass = {});
     ~TraceStream();
     TraceStream(const TraceStream&) = delete;
     TraceStream& operator=(const TraceStream&) = delete;
