@@ -83,15 +83,17 @@ void merge(std::vector<StreamPagesPtr>& streams, const DatLayout& layout, const 
     }
 }
 
-// Below this much page data one thread reads the heads sooner than two start and meet.
-constexpr std::uint64_t kSplitBytes = 256 * 1024;
+// Below this much page data, or 64 pages per stream (the split reads a few dozen page
+// headers of each: a host of many CPUs with a few pages each), one thread reads the
+// heads sooner than two start and meet.
+constexpr std::uint64_t kSplitBytes = 256 * 1024, kSplitPagesPerStream = 64;
 
 // A time that splits the streams' pages about in half (from up to 64 page headers per
 // stream), or none for streams too small to split.
 std::optional<std::uint64_t> split_time(const std::vector<StreamPagesPtr>& streams, std::uint64_t page_size) {
     std::uint64_t total = 0;
     for (const auto& s : streams) total += page_count(*s);
-    if (total * page_size < kSplitBytes) return std::nullopt;
+    if (total * page_size < kSplitBytes || total < kSplitPagesPerStream * streams.size()) return std::nullopt;
     struct Sample {
         std::uint64_t time, pages;  // a page header's time, and the pages it stands for
     };
