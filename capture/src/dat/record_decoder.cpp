@@ -352,18 +352,12 @@ void RecordDecoder::decode_as(const RawRecord& rec, Batch& out) const {
     out.add(e);
 }
 
-// What decode_as would put in slot `slot` of this record's event, read alone: the
-// common case inline in decode_head, the others here.
+// What decode_as would put in slot `slot` of this record's event, for the kinds whose
+// reads are not planned (decode_head reads the others itself).
 std::optional<std::int64_t> RecordDecoder::slot_value(const TypeInfo& ti, const RawRecord& rec, int slot) const {
-    const auto s = static_cast<std::size_t>(slot);
-    if (ti.plain || ti.kind == EventKind::Other) {
-        if (const std::uint8_t i = ti.read_of_slot[s]) {  // a short record holds the fields inside it
-            const TypeInfo::Read& r = ti.reads[i - 1];
-            if (r.offset + r.size > rec.size) return std::nullopt;
-            return read_field(r, static_cast<const unsigned char*>(rec.data));
-        }
-        const tep_format_field* f = ti.slot_fields[s];  // a format whose reads could not be planned
-        if (!f || f->offset + f->size > rec.size) return std::nullopt;
+    if (ti.plain || ti.kind == EventKind::Other) {  // a format with a field where a Read cannot say
+        const tep_format_field* f = ti.slot_fields[static_cast<std::size_t>(slot)];
+        if (!f || f->offset + f->size > rec.size) return std::nullopt;  // a short record holds the fields inside it
         return read_field(f, rec.data);
     }
     // A kind whose slots are not its kernel fields (an accept's): decoded whole, as the
