@@ -19,33 +19,10 @@
 namespace irqflow {
 namespace {
 
-// KVM's default vCPU id space on x86 (KVM_MAX_VCPU_IDS): a larger APIC id in an
-// accept is not made a vCPU of its own.
-constexpr std::int64_t kMaxInferredApicId = 4095;
-
 bool is_accept(EventKind k) { return k == EventKind::ApicAcceptIrq || k == EventKind::ApicvAcceptIrq; }
 bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; }
 
 }  // namespace
-
-std::optional<VcpuId> named_vcpu(const Event& e) {
-    switch (e.kind) {
-    case EventKind::HvSynicSetIrq:  // slot 0: vcpu_id
-    case EventKind::HvSynicSendEoi:
-    case EventKind::WaitLapicExpire:
-    case EventKind::PageFault:
-    case EventKind::Other:  // slot::other_vcpu_id, when the event has the field
-        if (auto v = e.get(0); v && *v >= 0 && *v <= kMaxInferredApicId) return VcpuId(static_cast<std::int32_t>(*v));
-        break;
-    default: break;
-    }
-    return std::nullopt;
-}
-
-bool names_vcpu(EventKind k) {
-    return k == EventKind::HvSynicSetIrq || k == EventKind::HvSynicSendEoi || k == EventKind::WaitLapicExpire || k == EventKind::PageFault ||
-           k == EventKind::Other;
-}
 
 int Attributor::learnt_slot(EventKind k) {
     if (k == EventKind::Entry) return slot::entry_vcpu_id;  // the vCPU its thread runs

@@ -100,7 +100,9 @@ consteval std::size_t F(std::string_view name) {
 class Fields {
 public:
     Fields(const RecordDecoder::TypeInfo& ti, const void* data, int size) : ti_(ti), data_(data), size_(size) {}
-    std::optional<std::int64_t> operator()(std::size_t special) const {
+    // (Inline: a call per field of every accept, injection, IPI and IRQ-chip event was a
+    // twentieth of `check`'s CPU.)
+    [[gnu::always_inline]] std::optional<std::int64_t> operator()(std::size_t special) const {
         const tep_format_field* f = ti_.special[special];
         if (!f || f->offset + f->size > size_) return std::nullopt;  // a field past the record is not there
         return read_field(f, data_);

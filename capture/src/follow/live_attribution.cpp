@@ -6,9 +6,6 @@
 namespace irqflow {
 namespace {
 
-// KVM's default vCPU id space on x86 (KVM_MAX_VCPU_IDS), as the two-pass attribution.
-constexpr std::int64_t kMaxInferredApicId = 4095;
-
 bool is_accept(EventKind k) { return k == EventKind::ApicAcceptIrq || k == EventKind::ApicvAcceptIrq; }
 bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; }
 

@@ -25,12 +25,24 @@ using ApicOwners = std::map<std::pair<std::int32_t, std::int64_t>, VcpuId>;
 // the thread's own. Both attributions (two-pass and live) decide it here.
 VcpuId event_vcpu(const Event& e, VmId vm, VcpuId thread_vcpu, const ApicOwners& owners);
 
+// KVM's default vCPU id space on x86 (KVM_MAX_VCPU_IDS): a larger APIC id in an accept,
+// a larger id an event names, is not made a vCPU of its own.
+inline constexpr std::int64_t kMaxInferredApicId = 4095;
+
 // The vCPU an event names in a field of its own (a Hyper-V SynIC or timer event's
 // vcpu_id, kvm_wait_lapic_expire's, kvm_page_fault's, an Other event's
 // slot::other_vcpu_id), if it names one in KVM's vCPU id space; names_vcpu: whether
-// events of this kind may.
-std::optional<VcpuId> named_vcpu(const Event& e);
-bool names_vcpu(EventKind k);
+// events of this kind may. (Inline: owner() asks it of every event.)
+inline bool names_vcpu(EventKind k) {
+    return k == EventKind::HvSynicSetIrq || k == EventKind::HvSynicSendEoi || k == EventKind::WaitLapicExpire || k == EventKind::PageFault ||
+           k == EventKind::Other;
+}
+inline std::optional<VcpuId> named_vcpu(const Event& e) {
+    static_assert(slot::other_vcpu_id == 0);  // slot 0 in every kind that names one
+    if (!names_vcpu(e.kind)) return std::nullopt;
+    if (const auto v = e.get(0); v && *v >= 0 && *v <= kMaxInferredApicId) return VcpuId(static_cast<std::int32_t>(*v));
+    return std::nullopt;
+}
 
 // Whether an event is KVM work (a known kind, or a name starting "kvm"): only threads
 // doing KVM work belong to a VM, not every process traced alongside. Caches by name id.
