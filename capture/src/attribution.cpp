@@ -263,7 +263,7 @@ void attribute(Trace& trace) {
         return e;
     };
     for (std::size_t i = 0; i < events.size(); ++i)
-        a.learn(Attributor::head_of(Attributor::learns_fields(events.kind(i)) ? events[i] : head(i)));
+        a.learn(Attributor::learns_fields(events.kind(i)) ? events[i] : head(i));
     a.finish(trace);
     for (std::size_t i = 0; i < events.size(); ++i) {
         const auto [vm, vcpu] = a.owner(Attributor::owner_reads_fields(events.kind(i)) ? events[i] : head(i));

@@ -54,7 +54,7 @@ StreamPagesPtr open_stream(const std::string& path, const DatLayout& layout, std
 // The stream's next page (page_size bytes), nullptr at the end; `at` gets its file
 // offset. Valid until the next call.
 const unsigned char* next_page(StreamPages& pages, std::uint64_t& at);
-// For reading a stream in parts (dat_heads.cpp): its pages, the time in page k's header
+// For reading a stream in parts (merge_streams.cpp): its pages, the time in page k's header
 // (0 if unreadable), another walker of it from page k on, and back to its first page.
 std::uint64_t page_count(const StreamPages& pages);
 std::uint64_t page_time(const StreamPages& pages, std::uint64_t k);

@@ -87,9 +87,10 @@ void merge(std::vector<StreamPagesPtr>& streams, const DatLayout& layout, const 
 // headers of each: a host of many CPUs with a few pages each), one thread reads the
 // heads sooner than two start and meet.
 constexpr std::uint64_t kSplitBytes = 256 * 1024, kSplitPagesPerStream = 64;
+constexpr std::uint64_t kSampledPages = 64;  // page headers read per stream to place the split
 
-// A time that splits the streams' pages about in half (from up to 64 page headers per
-// stream), or none for streams too small to split.
+// A time that splits the streams' pages about in half (from up to kSampledPages page
+// headers per stream), or none for streams too small to split.
 std::optional<std::uint64_t> split_time(const std::vector<StreamPagesPtr>& streams, std::uint64_t page_size) {
     std::uint64_t total = 0;
     for (const auto& s : streams) total += page_count(*s);
@@ -99,7 +100,7 @@ std::optional<std::uint64_t> split_time(const std::vector<StreamPagesPtr>& strea
     };
     std::vector<Sample> samples;
     for (const auto& s : streams) {
-        const std::uint64_t n = page_count(*s), k = std::min<std::uint64_t>(n, 64);
+        const std::uint64_t n = page_count(*s), k = std::min(n, kSampledPages);
         for (std::uint64_t j = 0; j < k; ++j) samples.push_back({page_time(*s, j * n / k), (j + 1) * n / k - j * n / k});
     }
     std::sort(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) { return a.time < b.time; });

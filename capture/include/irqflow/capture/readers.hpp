@@ -60,11 +60,6 @@ struct HeadParts {
     std::function<std::vector<HeadSink>(std::size_t parts)> start;
 };
 
-// A trace handed over event by event, attributed, without holding its events (what
-// check/stats need for traces too big to keep). Constructing it reads a trace.dat once
-// to learn the vCPUs, VMs and drop windows (memory per thread and vCPU, not per event);
-// each_event() reads it again and hands each event, in order, with its VM and vCPU.
-// Text is loaded whole (report excerpts are small) and handed over the same way.
 // What a caller may watch of TraceStream's first pass.
 struct FirstPass {
     // Each event as it is read, not yet attributed, with fields decoded only for
@@ -76,6 +71,11 @@ struct FirstPass {
     std::function<void(std::uint64_t)> count;
 };
 
+// A trace handed over event by event, attributed, without holding its events (what
+// check/stats need for traces too big to keep). Constructing it reads a trace.dat once
+// to learn the vCPUs, VMs and drop windows (memory per thread and vCPU, not per event);
+// each_event() reads it again and hands each event, in order, with its VM and vCPU.
+// Text is loaded whole (report excerpts are small) and handed over the same way.
 class TraceStream {
 public:
     // Reads the file once to learn which thread runs which vCPU (trace.dat), watched as
