@@ -61,9 +61,23 @@ void Engine::feed(const Event& e) {
 void Engine::feed(std::span<const Event> events) {
     if (guest_) {
         for (const Event& e : events) step<true>(e);
-    } else {
-        for (const Event& e : events) step<false>(e);
+        return;
     }
+    // step<false> with the feed index and the next drop window in registers: no handler
+    // reads or changes them, and the calls through the handler table would otherwise
+    // make them loads and a store per event.
+    static constexpr auto kHandlers = handlers(std::make_index_sequence<kKinds>());
+    std::size_t index = index_, next_drop = next_drop_;
+    for (const Event& e : events) {
+        if (index >= next_drop) [[unlikely]] {
+            index_ = index;
+            open_drop_windows();
+            next_drop = next_drop_;
+        }
+        kHandlers[static_cast<std::size_t>(e.kind)](*this, e);
+        ++index;
+    }
+    index_ = index;
 }
 
 VcpuSlot Engine::add_vcpu(VmId vm, const VcpuInfo& info) {

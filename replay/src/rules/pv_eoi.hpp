@@ -11,7 +11,7 @@ namespace irqflow::replay::pv_eoi {
 // back stops after RecentEvents::kSize events: further than any interleaving of a real trace.
 inline bool follows_its_eoi(const Event& e, int vector, const RuleContext& c) {
     for (std::size_t k = 1; k <= c.recent.available(); ++k) {
-        const RecentEvents::Entry& p = c.recent.back(k);
+        const RecentEvents::Entry p = c.recent.back(k);
         if (p.tid != e.tid) continue;
         return p.kind == EventKind::Eoi && p.eoi_vector == vector;
     }
