@@ -68,6 +68,46 @@ TEST_CASE("Lapic: PPR is the higher of TPR and the class in service, deliverable
     CHECK(a.deliverable() == 0x51);
 }
 
+TEST_CASE("Lapic: the ISR's top vector and count it keeps follow every operation on ISR", "[replay][model][lapic]") {
+    Lapic a;
+    // after each step, what the kept figures say equals ISR recounted
+    auto same = [&](const char* step) {
+        INFO(step);
+        CHECK(a.isr_top() == a.isr().highest());
+        CHECK(a.isr_count() == a.isr().count());
+        CHECK(a.ppr() == apic_ppr(a.tpr(), a.isr()));
+    };
+    same("fresh");
+    for (int v : {0x31, 0xec, 0x61, 0x61, 0xd1}) {  // 0x61 twice: served once
+        a.accept(v, false);
+        a.inject(v, false);
+    }
+    same("four in service");
+    CHECK(a.isr_count() == 4);
+    a.inject(0x22, true);  // auto-EOI: never in service
+    same("auto-EOI");
+    a.eoi(0xec);
+    same("EOI of the top");
+    CHECK(a.isr_top() == 0xd1);
+    a.eoi(0x40);  // not in service: nothing changes
+    same("EOI of a vector not in service");
+    a.eoi(0x31);
+    same("EOI below the top");
+    a.retire_from(0x62);
+    same("retired from 0x62");
+    CHECK(a.isr_top() == 0x61);
+    a.idle_since(VectorSet{});
+    same("idle");
+    a.accept(0x71, false);
+    a.inject(0x71, false);
+    a.eoi_nothing();
+    same("EOI with nothing in service");
+    a.accept(0x81, false);
+    a.inject(0x81, false);
+    a.reset();
+    same("reset");
+}
+
 TEST_CASE("Lapic: SPIV, LVT0 and reset", "[replay][model][lapic]") {
     Lapic a;
     CHECK(a.software_enabled());  // a capture that starts mid-flight: assumed enabled

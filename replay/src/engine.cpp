@@ -26,8 +26,11 @@ void Engine::handle(Engine& self, const Event& e) {
     if constexpr (RuleSet::any_before<K>()) {
         const std::size_t found = self.r_.findings.size();
         self.rules_->before<K>(e, fx, self.ctx_);
+        // (the common case, no finding and no episode open, tested here: a call costs
+        // more than the test)
         if constexpr (K == EventKind::InjVirq || K == EventKind::Eoi || K == EventKind::PvEoi)
-            if (fx.vcpu != kNoVcpu) self.recover(fx, found);
+            if (fx.vcpu != kNoVcpu && (self.r_.findings.size() != found || self.follow_ons_.open(static_cast<std::size_t>(fx.vcpu.value()))))
+                self.recover(fx, found);
     }
     model.commit<K>(e, fx);
     if constexpr (K == EventKind::Entry || K == EventKind::Exit) self.dispatch_completed_ipis();
@@ -119,16 +122,16 @@ void Engine::finish() {
     observers_.finish(model_);
 }
 
-// After the rules judged an injection or EOI: the first finding says what the model
-// adopts from the event, and findings its vCPU's open episode explains are follow-ons.
+// After the rules judged an injection or EOI that raised findings or found its vCPU's
+// episode open: the first finding says what the model adopts from the event, and
+// findings the open episode explains are follow-ons.
 void Engine::recover(const Effect& fx, std::size_t found) {
     auto& findings = r_.findings;
     const auto slot = static_cast<std::size_t>(fx.vcpu.value());
-    if (findings.size() == found && !follow_ons_.open(slot)) return;  // the common case: nothing to say
     const auto& v = model_.vcpu(fx.vcpu);
     if (fx.adopts() && findings.size() > found) findings[found].resync = adoption_text(fx, v.lapic, v.accepted_since_entry);
     VectorSet involved;
-    for (int x : {fx.vector, fx.expected, fx.in_service, static_cast<int>(fx.drop_irr), v.lapic.isr().highest()})
+    for (int x : {fx.vector, fx.expected, fx.in_service, static_cast<int>(fx.drop_irr), v.lapic.isr_top()})
         if (x >= 0 && x < apic::kVectors) involved.set(x);
     follow_ons_.event(slot, fx.outcome == Outcome::Injected, fx.vector, involved, findings, found);
 }

@@ -14,12 +14,12 @@ bool Lapic::accept(int vector, bool level) {
 
 void Lapic::inject(int vector, bool auto_eoi) {
     irr_.clear(vector);
-    if (!auto_eoi) isr_.set(vector);
+    if (!auto_eoi) serve(vector);
 }
 
 void Lapic::reset() {
     irr_.reset();
-    isr_.reset();
+    clear_isr();
     tmr_.reset();
     tpr_ = 0;
     enabled_ = false;

@@ -18,9 +18,9 @@ public:
     // vector only leaves IRR (no EOI will come).
     void inject(int vector, bool auto_eoi);
     // EOI of one vector in service (KVM names the vector it cleared).
-    void eoi(int vector) { isr_.clear(vector); }
+    void eoi(int vector) { retire(vector); }
     // The kernel found nothing in service: ISR is empty.
-    void eoi_nothing() { isr_.reset(); }
+    void eoi_nothing() { clear_isr(); }
     // INIT or reset: every register to its reset value; the APIC is software-disabled.
     // LDR/DFR become unknown again (x2APIC guests never write them).
     void reset();
@@ -32,7 +32,11 @@ public:
     const VectorSet& isr() const { return isr_; }
     const VectorSet& tmr() const { return tmr_; }
     int tpr() const { return tpr_; }
-    int ppr() const { return apic_ppr(tpr_, isr_); }
+    // ISR's highest vector (-1: none) and how many are in service, kept as ISR changes:
+    // every entry and injection asks for PPR, every injection for the nesting depth.
+    int isr_top() const { return isr_top_; }
+    int isr_count() const { return isr_count_; }
+    int ppr() const { return apic_ppr(tpr_, isr_top_); }
     // Highest pending vector whose class beats PPR, or -1.
     int deliverable() const { return apic_deliverable(irr_, ppr()); }
     bool software_enabled() const { return enabled_; }
@@ -49,18 +53,36 @@ public:
     // The vCPU provably blocked in HLT: nothing in service, and pending exactly what
     // arrived since the HLT (replay/README.md, "Unknown until proven").
     void idle_since(const VectorSet& pending) {
-        isr_.reset();
+        clear_isr();
         irr_ = pending;
     }
     // Recovery after a divergence (replay/README.md, "Recovery"): the trace proved these
     // vectors were not pending / the ones from `vector` up no longer in service.
     void drop_pending(const VectorSet& s) { irr_ = irr_.minus(s); }
-    void retire_from(int vector) {
-        for (int v = isr_.highest(); v >= vector && v >= 0; v = isr_.highest()) isr_.clear(v);
+    void retire_from(int vector) {  // (reads ISR itself, not the kept top: a rare path, and it cannot loop forever)
+        for (int v = isr_.highest(); v >= vector && v >= 0; v = isr_.highest()) retire(v);
     }
 
 private:
+    void serve(int vector) {
+        if (isr_.test(vector)) return;
+        isr_.set(vector);
+        ++isr_count_;
+        if (vector > isr_top_) isr_top_ = vector;
+    }
+    void retire(int vector) {
+        if (!isr_.test(vector)) return;
+        isr_.clear(vector);
+        --isr_count_;
+        if (vector == isr_top_) isr_top_ = isr_.highest();
+    }
+    void clear_isr() {
+        isr_.reset();
+        isr_top_ = -1;
+        isr_count_ = 0;
+    }
     VectorSet irr_, isr_, tmr_;
+    int isr_top_ = -1, isr_count_ = 0;  // of isr_
     int tpr_ = 0;
     bool enabled_ = true;
     bool lvt0_extint_ = false;

@@ -145,7 +145,7 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
         irr.set(vec);
     }
     fx.deliverable = apic_deliverable(irr, v.lapic.ppr());
-    fx.in_service = v.lapic.isr().highest();
+    fx.in_service = v.lapic.isr_top();
     // The vector KVM should have injected: the highest deliverable one — unless that one
     // raced in from another CPU since the vCPU's last exit (KVM may have looked before it
     // landed) and the injected vector is the highest deliverable without the racers.

@@ -106,7 +106,7 @@ public:
                 // KVM retires the highest vector in service and names it: anything the
                 // model has above it was retired unseen. (Below it, the model only lacked
                 // the vector's injection: what it has in service may still be.)
-                if (fx.outcome == Outcome::Eoi && v.lapic.isr().highest() > fx.vector)
+                if (fx.outcome == Outcome::Eoi && v.lapic.isr_top() > fx.vector)
                     fx.isr_clear_from = static_cast<std::int16_t>(fx.vector + 1);
             }
             if constexpr (K == EventKind::PvEoi) {

@@ -30,7 +30,7 @@ void Coverage::injection(const Effect& fx, const Model& m) {
         st_.injections_checked += fx.checkable;
         st_.late_irr_writes += fx.late_irr;
         if (fx.outcome == Outcome::InjectedAutoEoi) ++st_.auto_eoi_injections;
-        else if (fx.known) st_.max_nesting = std::max(st_.max_nesting, m.vcpu(fx.vcpu).lapic.isr().count());
+        else if (fx.known) st_.max_nesting = std::max(st_.max_nesting, m.vcpu(fx.vcpu).lapic.isr_count());
         break;
     default: break;
     }

@@ -19,7 +19,7 @@ void Lifecycles::injected(const Event& e, const Effect& fx, const Model& m, cons
         }
         ir.inject_record = e.record;
         ir.inject_ts = e.ts.value();
-        ir.nesting_depth = v.lapic.isr().count();
+        ir.nesting_depth = v.lapic.isr_count();
         ir.level = v.lapic.tmr().test(fx.vector);
         out_->push_back(ir);
         open_[static_cast<std::size_t>(fx.vcpu.value())][static_cast<std::size_t>(fx.vector)] = static_cast<std::uint32_t>(out_->size());

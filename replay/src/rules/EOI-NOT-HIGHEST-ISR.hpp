@@ -21,7 +21,7 @@ public:
         if (fx.outcome != Outcome::Eoi || !fx.known) return;
         judged();
         const auto& v = c.model.vcpu(fx.vcpu);
-        const int top = v.lapic.isr().highest();
+        const int top = v.lapic.isr_top();
         if (top == fx.vector) return;
         Chain chain;
         if (top >= 0)

@@ -44,7 +44,7 @@ public:
         const auto& v = c.model.vcpu(fx.vcpu);
         if (!v.synced || v.lapic.isr().empty()) return;
         judged();
-        const int top = v.lapic.isr().highest();  // the top one is what blocks progress
+        const int top = v.lapic.isr_top();  // the top one is what blocks progress
         const auto& x = c.evidence.of(fx.vcpu, top);
         const auto u = static_cast<std::size_t>(top);
         if (!x.injected_at || e.ts.value() - x.injected_at <= c.options.no_eoi_threshold_ns || reported[u]) return;

@@ -59,11 +59,12 @@ constexpr int priority_class(int vector) { return vector >> 4; }
 
 // PPR (SDM "Processor Priority Register"): TPR when its class is at least that of the
 // highest vector in service, else that vector's class.
-inline int apic_ppr(int tpr, const VectorSet& isr) {
-    const int top = isr.highest();
-    const int isr_class = top < 0 ? 0 : top & 0xf0;
+// (`isr_top`: the highest vector in service, -1 for none.)
+constexpr int apic_ppr(int tpr, int isr_top) {
+    const int isr_class = isr_top < 0 ? 0 : isr_top & 0xf0;
     return (tpr & 0xf0) >= isr_class ? tpr : isr_class;
 }
+inline int apic_ppr(int tpr, const VectorSet& isr) { return apic_ppr(tpr, isr.highest()); }
 
 // The vector the APIC would deliver next: the highest pending one whose class beats
 // PPR, or -1.
