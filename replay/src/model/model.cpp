@@ -24,6 +24,7 @@ void Model::add_vm(VmId id) {
     m.id = id;
     vms_.push_back(std::move(m));
     vm_count_ = vms_.size();
+    ++unstarted_vms_;
     index_own();
 }
 
@@ -299,6 +300,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     if (fx.starts_vm) {
         VmModel* vm = vm_mut(e.vm);
         vm->started = true;
+        --unstarted_vms_;
         if (fx.boots_vm)  // recorded from boot: every APIC of the VM starts empty and software-disabled
             for (auto s : vm->vcpus) {
                 auto& v = vcpus_[static_cast<std::size_t>(s.value())];

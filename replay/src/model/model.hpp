@@ -90,9 +90,11 @@ public:
         } else {
             Effect fx;
             if constexpr (K == EventKind::Entry) {
-                const VmModel* m = vm(e.vm);
-                fx.starts_vm = m && !m->started;
-                fx.boots_vm = fx.starts_vm && e.get(slot::entry_rip) == kResetVector && proofs_hold();
+                if (unstarted_vms_ > 0) {  // (else no entry can be a VM's first: no VM looked up)
+                    const VmModel* m = vm(e.vm);
+                    fx.starts_vm = m && !m->started;
+                    fx.boots_vm = fx.starts_vm && e.get(slot::entry_rip) == kResetVector && proofs_hold();
+                }
             }
             fx.vcpu = own_vcpu(e);
             if (fx.vcpu == kNoVcpu) return fx;
@@ -285,6 +287,7 @@ private:
     std::vector<VcpuModel> vcpus_;
     std::vector<VmModel> vms_;
     std::size_t vm_count_ = 0;  // vms_.size()
+    std::size_t unstarted_vms_ = 0;  // VMs whose first kvm_entry has not come
     std::vector<OwnEntry> own_;
     std::uint32_t own_vms_ = 0;    // VMs 0 .. own_vms_ − 1 are in own_ (their ids are their positions)
     std::uint32_t own_shift_ = 0;  // vCPU ids below 1 << own_shift_ are
