@@ -45,42 +45,35 @@ void Engine::open_drop_windows() {
     next_drop_ = drops_.next_start();
 }
 
+// The feed index and the next drop window are the caller's locals, in registers for a
+// batch: no handler reads or changes them, and behind the handler table's indirect
+// calls members would be loads and a store per event.
 template <bool Guest>
-[[gnu::always_inline]] inline void Engine::step(const Event& e) {
-    if (index_ >= next_drop_) [[unlikely]]
+[[gnu::always_inline]] inline void Engine::step(const Event& e, std::size_t& index, std::size_t& next_drop) {
+    if (index >= next_drop) [[unlikely]] {
+        index_ = index;
         open_drop_windows();
+        next_drop = next_drop_;
+    }
     if constexpr (Guest) guest_->until(e.ts);
     static constexpr auto kHandlers = handlers(std::make_index_sequence<kKinds>());
     kHandlers[static_cast<std::size_t>(e.kind)](*this, e);
     if constexpr (Guest) guest_->host(e);
-    ++index_;
+    ++index;
 }
 
-void Engine::feed(const Event& e) {
-    if (guest_) step<true>(e);
-    else step<false>(e);
+template <bool Guest>
+void Engine::feed_batch(std::span<const Event> events) {
+    std::size_t index = index_, next_drop = next_drop_;
+    for (const Event& e : events) step<Guest>(e, index, next_drop);
+    index_ = index;
 }
+
+void Engine::feed(const Event& e) { feed(std::span(&e, 1)); }
 
 void Engine::feed(std::span<const Event> events) {
-    if (guest_) {
-        for (const Event& e : events) step<true>(e);
-        return;
-    }
-    // step<false> with the feed index and the next drop window in registers: no handler
-    // reads or changes them, and the calls through the handler table would otherwise
-    // make them loads and a store per event.
-    static constexpr auto kHandlers = handlers(std::make_index_sequence<kKinds>());
-    std::size_t index = index_, next_drop = next_drop_;
-    for (const Event& e : events) {
-        if (index >= next_drop) [[unlikely]] {
-            index_ = index;
-            open_drop_windows();
-            next_drop = next_drop_;
-        }
-        kHandlers[static_cast<std::size_t>(e.kind)](*this, e);
-        ++index;
-    }
-    index_ = index;
+    if (guest_) feed_batch<true>(events);
+    else feed_batch<false>(events);
 }
 
 VcpuSlot Engine::add_vcpu(VmId vm, const VcpuInfo& info) {
@@ -100,7 +93,10 @@ void Engine::learnt(VmId vm, const VcpuInfo& info) {
 }
 
 void Engine::run() {
-    t_.events.for_each([this](const Event& e) { guest_ ? step<true>(e) : step<false>(e); });
+    std::size_t index = index_, next_drop = next_drop_;
+    if (guest_) t_.events.for_each([&](const Event& e) { step<true>(e, index, next_drop); });
+    else t_.events.for_each([&](const Event& e) { step<false>(e, index, next_drop); });
+    index_ = index;
     finish();
 }
 

@@ -52,7 +52,9 @@ private:
     }
     // What every event costs besides its handler; Guest: a guest trace is matched.
     template <bool Guest>
-    void step(const Event& e);
+    void step(const Event& e, std::size_t& index, std::size_t& next_drop);
+    template <bool Guest>
+    void feed_batch(std::span<const Event> events);
     void open_drop_windows();
     void dispatch_completed_ipis() {
         if (!model_.completed().empty()) dispatch_ipis();
