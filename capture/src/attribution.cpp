@@ -17,13 +17,6 @@
 #include "irqflow/capture/readers.hpp"
 
 namespace irqflow {
-namespace {
-
-bool is_accept(EventKind k) { return k == EventKind::ApicAcceptIrq || k == EventKind::ApicvAcceptIrq; }
-bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; }
-
-}  // namespace
-
 int Attributor::learnt_slot(EventKind k) {
     if (k == EventKind::Entry) return slot::entry_vcpu_id;  // the vCPU its thread runs
     if (k == EventKind::Exit) return slot::exit_vcpu_id;

@@ -4,13 +4,6 @@
 #include <string>
 
 namespace irqflow {
-namespace {
-
-bool is_accept(EventKind k) { return k == EventKind::ApicAcceptIrq || k == EventKind::ApicvAcceptIrq; }
-bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; }
-
-}  // namespace
-
 VcpuInfo* LiveAttribution::find(VmId vm, VcpuId id) {
     if (vm.value() < 0 || static_cast<std::size_t>(vm.value()) >= t_.vms.size()) return nullptr;
     for (auto& v : t_.vms[static_cast<std::size_t>(vm.value())].vcpus)

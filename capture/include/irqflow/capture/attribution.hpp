@@ -29,6 +29,11 @@ VcpuId event_vcpu(const Event& e, VmId vm, VcpuId thread_vcpu, const ApicOwners&
 // a larger id an event names, is not made a vCPU of its own.
 inline constexpr std::int64_t kMaxInferredApicId = 4095;
 
+// The kinds whose APIC id field names a vCPU: an accept (the destination's), an EOI (the
+// EOI-ing vCPU's own, which ties its thread to it).
+inline bool is_accept(EventKind k) { return k == EventKind::ApicAcceptIrq || k == EventKind::ApicvAcceptIrq; }
+inline bool is_eoi(EventKind k) { return k == EventKind::Eoi || k == EventKind::PvEoi; }
+
 // The vCPU an event names in a field of its own (a Hyper-V SynIC or timer event's
 // vcpu_id, kvm_wait_lapic_expire's, kvm_page_fault's, an Other event's
 // slot::other_vcpu_id), if it names one in KVM's vCPU id space; names_vcpu: whether
