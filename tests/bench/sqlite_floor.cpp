@@ -1,7 +1,7 @@
 // What SQLite itself can take on this machine: a trace's events written into a fresh
 // database with irqflow's schema, one row per event in its kind's table, straight
-// through the SQLite API on one thread — 32 rows per prepared statement, the session a
-// literal, the same pragmas and one transaction committed and checkpointed, as
+// through the SQLite API on one thread — 32 rows per prepared INSERT OR FAIL, the session
+// a literal, the same pragmas and one transaction committed and checkpointed, as
 // `irqflow import` does — and nothing else: no stream, no attribution pass, no replay,
 // no replay rows, no queue to a writer thread. `import` can approach this rate, never
 // pass it, so bench_scale prints import's rate as a ratio to it.
@@ -63,7 +63,7 @@ struct Table {
             else cols.push_back({Src::Delta});  // kvm_exit's guest_ns / host_ns: a few µs
         }
         sqlite3_finalize(info);
-        std::string sql = "INSERT INTO " + name + " VALUES ";
+        std::string sql = "INSERT OR FAIL INTO " + name + " VALUES ";  // no statement journal, as import (sqlite_util.hpp)
         for (int r = 0; r < kRows; ++r) {
             sql += r ? ",(1" : "(1";
             for (std::size_t c = 0; c < cols.size(); ++c) sql += ",?";

@@ -31,11 +31,7 @@ public:
               OnConflict on_conflict) override {
         constexpr std::size_t kRows = 32;
         const int cols = static_cast<int>(columns.size());
-        auto sql = [&](std::size_t rows) {
-            std::string q = multi_row_insert(table, columns, rows);
-            if (on_conflict == OnConflict::Ignore) q.replace(0, 6, "INSERT OR IGNORE");
-            return q;
-        };
+        auto sql = [&](std::size_t rows) { return multi_row_insert(table, columns, rows, {}, on_conflict); };
         auto run = [&](Stmt& st, std::size_t from, std::size_t rows) {
             for (std::size_t r = 0; r < rows; ++r) {
                 BoundValues v(st, static_cast<int>(r) * cols);

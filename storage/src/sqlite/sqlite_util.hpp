@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "../session_sink.hpp"
 #include "irqflow/storage/database.hpp"
 
 namespace irqflow::storage {
@@ -78,12 +79,20 @@ private:
     sqlite3_stmt* s_ = nullptr;
 };
 
-// "INSERT INTO table (columns) VALUES (?,…),(?,…)…" for `rows` rows; a non-empty
-// `first_value` is written as the first column's value in every row instead of a
-// parameter (the same in every row: one bind a row fewer).
+// "INSERT OR FAIL INTO table (columns) VALUES (?,…),(?,…)…" for `rows` rows; a
+// non-empty `first_value` is written as the first column's value in every row instead
+// of a parameter (the same in every row: one bind a row fewer).
+//
+// OR FAIL, not SQLite's default ABORT: ABORT undoes the failing statement's earlier
+// rows, so before a statement first changes a page SQLite copies the page (16 KiB) into
+// a statement journal — for 32-row statements appending to a few pages each, a quarter
+// of the time an insert takes (bench_sqlite_floor on 10.1 M events: 5.1–5.7 s →
+// 3.9–4.4 s). An import never keeps part of a statement: any error rolls its whole
+// transaction back. OR IGNORE (on_conflict) skips a row whose key is there already.
 template <class Columns>
-std::string multi_row_insert(std::string_view table, const Columns& columns, std::size_t rows, const std::string& first_value = {}) {
-    std::string q = "INSERT INTO " + std::string(table) + " (";
+std::string multi_row_insert(std::string_view table, const Columns& columns, std::size_t rows, const std::string& first_value = {},
+                             TableSink::OnConflict on_conflict = TableSink::OnConflict::Fail) {
+    std::string q = (on_conflict == TableSink::OnConflict::Ignore ? "INSERT OR IGNORE INTO " : "INSERT OR FAIL INTO ") + std::string(table) + " (";
     std::size_t cols = 0;
     for (const auto& c : columns) q += (cols++ ? ", " : "") + std::string(c);
     q += ") VALUES ";
