@@ -92,6 +92,28 @@ TEST_CASE("kill -9 during an import leaves a valid database without a partial se
     CHECK(killed_mid_import > 0);
 }
 
+TEST_CASE("an import the disk cannot hold fails naming the file and the session, leaving the database as it was", "[storage][bad-input]") {
+    auto path = fresh_db("full.db");
+    REQUIRE(run(cli() + " import '" + sample("pveoi-on.dat") + "' --db '" + path.string() + "'").status == 0);
+    const auto rows_before = [&] {
+        Database d(path.string(), Database::Mode::ReadOnly);
+        return one(d, "SELECT count(*) FROM events");
+    }();
+    // A 2 MiB limit on any file irqflow writes (sh counts 512-byte blocks), SIGXFSZ ignored so the write
+    // fails with EFBIG instead of killing: a full disk as SQLite sees it. The second
+    // session's pages reach the WAL (from 0 bytes) only at COMMIT (they fit SQLite's
+    // cache), so it is the commit that fails, after every row went in.
+    const auto r = run("trap '' XFSZ; ulimit -f 4096; " + cli() + " import '" + sample("pveoi-off.dat") + "' --db '" + path.string() + "'", true);
+    INFO(r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(path.string() + ": committing session \"pveoi-off.dat\": disk I/O error") != std::string::npos);
+    Database d(path.string(), Database::Mode::ReadWrite);
+    CHECK(one(d, "PRAGMA integrity_check") == "ok");
+    CHECK(one(d, "SELECT group_concat(name) FROM sessions") == "pveoi-on.dat");
+    CHECK(one(d, "SELECT count(*) FROM events") == rows_before);
+    CHECK(one(d, "SELECT count(*) FROM interrupts WHERE session != 1") == "0");
+}
+
 TEST_CASE("schema 3: a version-2 file's stats take the keys of check --json", "[storage]") {
     auto v2 = fresh_db("v2.db");
     {

@@ -109,7 +109,7 @@ public:
     void commit(std::int64_t first_ts, std::int64_t last_ts, std::uint64_t records, std::string_view semantics) override {
         Stmt s(h_, "UPDATE sessions SET first_ts_ns = ?1, last_ts_ns = ?2, event_count = ?3, semantics = ?4 WHERE id = ?5");
         s.bind(1, first_ts).bind(2, last_ts).bind(3, records).bind(4, semantics).bind(5, id_).run();
-        exec(h_, db_.path(), "COMMIT");
+        exec(h_, db_.path(), "COMMIT", "committing session \"" + name_ + "\"");
         txn_.h = nullptr;
         // Fold the WAL into the file now, as far as readers allow (never waits for them).
         sqlite3_wal_checkpoint_v2(h_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);

@@ -19,13 +19,14 @@ namespace irqflow::storage {
                        (db ? sqlite3_errmsg(db) : "out of memory"));
 }
 
-// Runs SQL without results (DDL, BEGIN/COMMIT); throws naming the file (`path`).
-inline void exec(sqlite3* db, const std::string& path, const std::string& sql) {
+// Runs SQL without results (DDL, BEGIN/COMMIT); throws naming the file (`path`) and,
+// when given, what was being done.
+inline void exec(sqlite3* db, const std::string& path, const std::string& sql, const std::string& what = {}) {
     char* err = nullptr;
     if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
         const std::string msg = err ? err : "unknown error";
         sqlite3_free(err);
-        throw StorageError(path + ": " + msg);
+        throw StorageError(path + ": " + (what.empty() ? "" : what + ": ") + msg);
     }
 }
 
