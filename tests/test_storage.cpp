@@ -99,10 +99,10 @@ TEST_CASE("an import the disk cannot hold fails naming the file and the session,
         Database d(path.string(), Database::Mode::ReadOnly);
         return one(d, "SELECT count(*) FROM events");
     }();
-    // A 2 MiB limit on any file irqflow writes (sh counts 512-byte blocks), SIGXFSZ ignored so the write
-    // fails with EFBIG instead of killing: a full disk as SQLite sees it. The second
-    // session's pages reach the WAL (from 0 bytes) only at COMMIT (they fit SQLite's
-    // cache), so it is the commit that fails, after every row went in.
+    // A 2 MiB limit on any file irqflow writes (sh counts 512-byte blocks), SIGXFSZ
+    // ignored so the write fails with EFBIG instead of killing: a full disk as SQLite
+    // sees it. The second session's pages reach the WAL (from 0 bytes) only at COMMIT
+    // (they fit SQLite's cache), so it is the commit that fails, after every row went in.
     const auto r = run("trap '' XFSZ; ulimit -f 4096; " + cli() + " import '" + sample("pveoi-off.dat") + "' --db '" + path.string() + "'", true);
     INFO(r.out);
     CHECK(r.status == 2);
