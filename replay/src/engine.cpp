@@ -93,10 +93,7 @@ void Engine::learnt(VmId vm, const VcpuInfo& info) {
 }
 
 void Engine::run() {
-    std::size_t index = index_, next_drop = next_drop_;
-    if (guest_) t_.events.for_each([&](const Event& e) { step<true>(e, index, next_drop); });
-    else t_.events.for_each([&](const Event& e) { step<false>(e, index, next_drop); });
-    index_ = index;
+    t_.events.for_each_chunk(0, t_.events.size(), [this](std::span<const Event> chunk) { feed(chunk); });
     finish();
 }
 
