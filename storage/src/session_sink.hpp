@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -79,19 +80,48 @@ public:
                       const std::function<void(Values&, std::size_t)>& fill, OnConflict on_conflict = OnConflict::Fail) = 0;
 };
 
+// The source's sha256 when a session begins before it is known (an import hashes the
+// file while its events stream: storage/README.md, "Import"). The sessions row holds a
+// placeholder until then — unique, so that concurrent imports never collide on it — and
+// the sources stored before this session began are kept to refuse a duplicate at once,
+// while the connection is busy with the events.
+class SessionSource {
+public:
+    // `sha256`: the source's, or empty if it comes later (given()).
+    explicit SessionSource(std::string sha256);
+    // What the sessions row holds meanwhile.
+    const std::string& row_value() const { return sha256_.empty() ? placeholder_ : sha256_; }
+    bool known() const { return !sha256_.empty(); }
+    const std::string& sha256() const { return sha256_; }
+    // The sessions stored when this one began (backend's read), by source.
+    void stored(std::int64_t id, std::string name, std::string sha256) { stored_[std::move(sha256)] = {id, std::move(name)}; }
+    // The source's sha256: refused (StorageError, `where` first) if a session holds it.
+    void given(const std::string& where, const std::string& sha256);
+
+private:
+    std::string sha256_, placeholder_;
+    std::map<std::string, std::pair<std::int64_t, std::string>> stored_;
+};
+
+// A source stored already, refused in the words both backends use.
+StorageError duplicate_source(const std::string& where, const std::string& sha256, std::int64_t id, const std::string& name);
+
 // One session's transaction in a backend. Begun by Store::begin_session (the sessions
-// row is in, the source checked for duplicates); destroyed without commit(), it rolls
-// back and leaves nothing.
+// row is in, the source checked for duplicates if it was given); destroyed without
+// commit(), it rolls back and leaves nothing.
 class SessionSink {
 public:
     virtual ~SessionSink() = default;
+    // The source's sha256 when begin_session had none; before commit(). Throws
+    // StorageError for a source a session already holds.
+    virtual void source(const std::string& sha256) = 0;
     virtual std::int64_t id() const = 0;
     virtual const std::string& name() const = 0;  // as stored
     virtual EventRowSink& events() = 0;
     // Every event row has been given: write what is still held.
     virtual void end_events() = 0;
     virtual TableSink& tables() = 0;
-    // The sessions row's last columns, then COMMIT.
+    // The sessions row's last columns (the source's sha256 among them), then COMMIT.
     virtual void commit(std::int64_t first_ts, std::int64_t last_ts, std::uint64_t records, std::string_view semantics) = 0;
 };
 

@@ -51,6 +51,7 @@ SessionWriter::SessionWriter(Store& db, const std::string& name, const SessionMe
                              std::function<void(const ImportProgress&)> progress, std::uint64_t expected_events, NameClash clash)
     : impl_(std::make_unique<Impl>(db, name, meta, sha256, std::move(progress), expected_events, clash)) {}
 SessionWriter::~SessionWriter() = default;
+void SessionWriter::source_hashed(const std::string& sha256) { impl_->sink->source(sha256); }
 void SessionWriter::add(const Event& e) { impl_->add(e); }
 std::int64_t SessionWriter::finish(const Trace& trace, const replay::ReplayResult& replay, const SerialLog* serial, const GuestSide* guest) {
     return impl_->finish(trace, replay, serial, guest);

@@ -13,6 +13,7 @@
 #include "storage_helpers.hpp"
 #include "irqflow/capture/readers.hpp"
 #include "irqflow/replay/replay.hpp"
+#include "irqflow/storage/session_writer.hpp"
 #include "irqflow/storage/sha256.hpp"
 #include "irqflow/storage/store.hpp"
 #include "pipeline.hpp"
@@ -182,6 +183,61 @@ TEST_CASE("the same trace twice is refused by content hash and rm removes a sess
         CHECK(one(d, std::string("SELECT count(*) FROM ") + table + " WHERE session = 1") == "0");
     CHECK(one(d, "SELECT count(*) FROM events WHERE session = 2") == "150406");
     CHECK_FALSE(d.remove_session("nope"));
+}
+
+// `import` begins a session before the file is hashed (the hash runs while the events
+// stream): the sessions row holds a placeholder until the hash is given.
+TEST_CASE("a source hashed while its events stream is stored at commit, and one stored already is refused when its hash comes, leaving nothing",
+          "[storage]") {
+    const std::string backend = GENERATE(as<std::string>{}, "sqlite", "postgresql");
+    INFO(backend);
+    const auto store = fresh_store(backend, "latehash");
+    storage::Store& d = *store;
+    const std::string sha = storage::sha256(read_file(sample("xapic.dat")));
+    const Trace t = load_trace(sample("xapic.dat"));
+    replay::ReplayOptions o;
+    o.collect_details = true;
+    const auto r = replay::replay(t, o);
+    bool refused_at_hash = false;  // by source_hashed itself, before any later event
+    auto write = [&](const std::string& name, std::size_t events_before_hash) {
+        storage::SessionWriter w(d, name, storage::SessionMeta(t.meta), std::string());
+        auto hashed = [&] {
+            try {
+                w.source_hashed(sha);
+            } catch (const storage::StorageError&) {
+                refused_at_hash = true;
+                throw;
+            }
+        };
+        std::size_t i = 0;
+        t.events.for_each([&](const Event& e) {
+            if (i++ == events_before_hash) hashed();
+            w.add(e);
+        });
+        if (events_before_hash >= i) hashed();
+        return w.finish(t, r, nullptr);
+    };
+    const auto first = write("late", 70000);
+    CHECK(one(d, "SELECT source_sha256 FROM sessions WHERE id = " + std::to_string(first)) == sha);
+    CHECK(one(d, "SELECT count(*) FROM events WHERE session = " + std::to_string(first)) == "150406");
+    // the same trace again: refused when the hash comes, mid-stream or after the last event
+    for (const std::size_t at : {std::size_t{70000}, t.events.size()}) {
+        INFO(at);
+        refused_at_hash = false;
+        CHECK_THROWS_WITH(write("again", at), Catch::Contains("already session " + std::to_string(first) + " \"late\""));
+        CHECK(refused_at_hash);
+        CHECK(one(d, "SELECT count(*) FROM sessions") == "1");
+        CHECK(one(d, "SELECT count(*) FROM events") == "150406");
+        CHECK(one(d, "SELECT count(*) FROM interrupts WHERE session != " + std::to_string(first)) == "0");
+    }
+    // a session never committed without its source's hash
+    {
+        storage::SessionWriter w(d, "unhashed", storage::SessionMeta(t.meta), std::string());
+        t.events.for_each([&](const Event& e) { w.add(e); });
+        CHECK_THROWS_AS(w.finish(t, r, nullptr), std::logic_error);
+    }
+    CHECK(one(d, "SELECT count(*) FROM sessions") == "1");
+    CHECK(one(d, "SELECT count(*) FROM sessions WHERE source_sha256 LIKE 'importing-%'") == "0");
 }
 
 TEST_CASE("schema 8: ipi_fanout reads ipi_counts, counted at import, and a version-7 store migrates to the same rows", "[storage]") {

@@ -7,24 +7,34 @@ namespace irqflow::pipeline {
 
 TraceImport::TraceImport(ImportRequest request) : request_(std::move(request)) {
     request_.replay.collect_details = true;
-    // Parse a trace.dat's headers in a child before any thread exists (LoadOptions), then
-    // hash the file on a thread of its own while the stream's first pass reads it.
+    // Parse a trace.dat's headers in a child before any thread exists (LoadOptions).
     check_trace_headers(request_.source.trace);
     request_.source.load.headers_checked = true;
-    hasher_ = std::thread([this] {
-        try {
-            sha_ = storage::sha256_file(request_.source.trace);
-        } catch (...) {
-            sha_error_ = std::current_exception();
-        }
-    });
+    // A streamed import hashes the file while its events stream: its first pass takes
+    // both cores, the stream leaves one partly idle (storage/README.md, "Import"). One
+    // that loads the whole trace first hashes it meanwhile.
+    if (!streamed()) start_hashing();
 }
 
 TraceImport::~TraceImport() {
     if (hasher_.joinable()) hasher_.join();
 }
 
+bool TraceImport::streamed() const { return request_.source.serial.empty() && request_.source.guest.empty(); }
+
+void TraceImport::start_hashing() {
+    hasher_ = std::thread([this] {
+        try {
+            sha_ = storage::sha256_file(request_.source.trace);
+        } catch (...) {
+            sha_error_ = std::current_exception();
+        }
+        hash_done_.store(true, std::memory_order_release);
+    });
+}
+
 std::string TraceImport::hashed() {
+    if (!hasher_.joinable() && !hash_done_.load(std::memory_order_acquire)) start_hashing();
     if (hasher_.joinable()) hasher_.join();
     if (sha_error_) std::rethrow_exception(sha_error_);
     return sha_;
@@ -35,7 +45,7 @@ Imported TraceImport::into(storage::Store& store, Steps& steps) {
     auto progress = [&steps](const storage::ImportProgress& p) { steps.progress(p.done, p.total); };
     Imported out;
     out.name = q.name;
-    if (!q.source.serial.empty() || !q.source.guest.empty()) {  // aligning either needs the whole trace (capture/README.md, "Streaming")
+    if (!streamed()) {  // aligning a serial log or a guest trace needs the whole trace (capture/README.md, "Streaming")
         steps.begin("loading and replaying " + q.shown);
         Checked c = check(q.source, q.replay);
         c.trace.meta.source = q.shown;
@@ -65,13 +75,26 @@ Imported TraceImport::into(storage::Store& store, Steps& steps) {
     watch.known = [&](const Trace& t) {
         steps.end();
         steps.begin("replaying and storing");
+        start_hashing();
         TraceMeta meta = t.meta;
         meta.source = q.shown;  // a pipe's temporary file means nothing later
-        w.emplace(store, q.name, q.meta(meta, nullptr), hashed(), progress, seen, q.clash);
+        w.emplace(store, q.name, q.meta(meta, nullptr), std::string(), progress, seen, q.clash);
         out.name = w->session_name();
     };
-    watch.event = [&](const Event& e) { w->add(e); };
+    // The source's hash goes to the writer as soon as it is ready (looked at every
+    // kHashPoll events): a trace stored already is refused then, not at the end.
+    constexpr std::uint64_t kHashPoll = 65536;
+    std::uint64_t added = 0;
+    bool sourced = false;
+    watch.event = [&](const Event& e) {
+        w->add(e);
+        if (!sourced && ++added % kHashPoll == 0 && hash_done_.load(std::memory_order_acquire)) {
+            w->source_hashed(hashed());
+            sourced = true;
+        }
+    };
     const Checked c = check(q.source, q.replay, Hold::AsNeeded, watch);
+    if (!sourced) w->source_hashed(hashed());
     out.records = w->records();
     steps.progress(out.records, seen);
     steps.end();

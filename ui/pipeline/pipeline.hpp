@@ -3,6 +3,7 @@
 // GUI's loader call these instead of wiring capture, replay and storage each their own
 // way; a caller watches the stages through hooks and owns only what it shows.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -217,10 +218,10 @@ struct Imported {
 };
 
 // Import a trace into a store. Constructing it checks the trace's headers (in a child,
-// while the process has one thread: LoadOptions) and starts hashing the file on a thread
-// of its own, so that the caller may wait for the store's write lock meanwhile; into()
-// replays and stores — streamed, events written as decoded, unless a serial log needs
-// the whole trace (capture/README.md, "Streaming").
+// while the process has one thread: LoadOptions); into() replays and stores — streamed,
+// events written as decoded, unless a serial log or a guest trace needs the whole trace
+// (capture/README.md, "Streaming") — and hashes the file on a thread of its own, while
+// the events stream (from construction when the trace is loaded whole).
 class TraceImport {
 public:
     explicit TraceImport(ImportRequest request);
@@ -231,10 +232,13 @@ public:
     const std::string& name() const { return request_.name; }  // as requested
 
 private:
-    std::string hashed();
+    bool streamed() const;
+    void start_hashing();
+    std::string hashed();  // waits for the hash (started now if it was not)
     ImportRequest request_;
     std::string sha_;
     std::exception_ptr sha_error_;
+    std::atomic<bool> hash_done_{false};
     std::thread hasher_;
 };
 

@@ -283,10 +283,11 @@ private:
 class PgSessionSink final : public SessionSink, public EventRowSink, public TableSink {
 public:
     PgSessionSink(PgStore& store, const std::string& name, const SessionMeta& meta, const std::string& sha256, NameClash clash)
-        : store_(store), c_(store.connection()) {
+        : store_(store), c_(store.connection()), source_(sha256) {
         if (store.read_only()) throw StorageError(store.where() + ": opened read-only");
         txn_.emplace(c_, "BEGIN");
-        if (auto dup = store.session_with_source(sha256)) throw duplicate(sha256, *dup);
+        if (source_.known())
+            if (auto dup = store.session_with_source(sha256)) throw duplicate(sha256, *dup);
         auto nullable = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string>(v); };
         std::string unique = name;
         for (int k = 2;; ++k) {
@@ -295,7 +296,7 @@ public:
                 const auto r = c_.query(
                     "INSERT INTO sessions (name, source, source_sha256, format, host_kernel, trace_clock, host_cpus, host_name, guest_kernel, qemu_cmdline) "
                     "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-                    {unique, meta.trace.source, sha256, meta.trace.format, meta.trace.kernel_release, meta.trace.clock, std::to_string(meta.trace.host_cpus),
+                    {unique, meta.trace.source, source_.row_value(), meta.trace.format, meta.trace.kernel_release, meta.trace.clock, std::to_string(meta.trace.host_cpus),
                      nullable(meta.host_name), nullable(meta.guest_kernel), nullable(meta.qemu_cmdline)});
                 c_.exec("RELEASE SAVEPOINT session_name");
                 id_ = std::stoll(r.rows.at(0).at(0).value());
@@ -315,6 +316,12 @@ public:
             }
         }
         name_ = unique;
+        // The sources stored by now, read after the INSERT: an import of the same name
+        // that it waited for has committed, or rolled back, by then. One committing later
+        // is refused at this one's commit, by the unique key.
+        if (!source_.known())
+            for (const auto& r : c_.query("SELECT id, name, source_sha256 FROM sessions WHERE id != $1", {std::to_string(id_)}).rows)
+                source_.stored(std::stoll(r.at(0).value()), r.at(1).value_or(""), r.at(2).value_or(""));
         // A migration waits for this import from here on (its INSERT holds `sessions`); one
         // that committed after this store was opened makes these rows the wrong shape.
         if (const auto v = c_.query("SELECT max(version) FROM irqflow_schema").rows.at(0).at(0); v != std::to_string(kSchemaVersion))
@@ -343,6 +350,7 @@ public:
             // the connection is gone: the next writer's sweep drops them (pg_store.hpp)
         }
     }
+    void source(const std::string& sha256) override { source_.given(store_.where(), sha256); }
     std::int64_t id() const override { return id_; }
     const std::string& name() const override { return name_; }
     EventRowSink& events() override { return *this; }
@@ -425,8 +433,21 @@ public:
                      "WHERE x.record = f.record",
                      {records_list + "}", hosts + "}"});
         }
-        c_.query("UPDATE sessions SET first_ts_ns = $1, last_ts_ns = $2, event_count = $3, semantics = $4 WHERE id = $5",
-                 {std::to_string(first_ts), std::to_string(last_ts), std::to_string(records), std::string(semantics), std::to_string(id_)});
+        if (!source_.known()) throw std::logic_error("PgSessionSink: commit before the source's sha256");
+        // (the source's unique key waits here for an import of the same trace that has not
+        // ended, then refuses this one if that one committed)
+        c_.exec("SAVEPOINT session_source");
+        try {
+            c_.query("UPDATE sessions SET first_ts_ns = $1, last_ts_ns = $2, event_count = $3, semantics = $4, source_sha256 = $6 WHERE id = $5",
+                     {std::to_string(first_ts), std::to_string(last_ts), std::to_string(records), std::string(semantics), std::to_string(id_),
+                      source_.sha256()});
+            c_.exec("RELEASE SAVEPOINT session_source");
+        } catch (const PgError& e) {
+            c_.exec("ROLLBACK TO SAVEPOINT session_source");
+            if (e.sqlstate == "23505" && e.constraint.find("sha256") != std::string::npos)
+                if (auto dup = store_.session_with_source(source_.sha256())) throw duplicate(source_.sha256(), *dup);
+            throw;
+        }
         // Shared rows and attaching take locks other imports take too: one at a time,
         // for the few milliseconds this last step lasts.
         c_.exec("SELECT pg_advisory_xact_lock(" + std::to_string(kPgPublishLock) + ")");
@@ -440,10 +461,7 @@ private:
     CopyTable event_table_of(const std::string& name, std::vector<std::string> columns) const {
         return {pg_session_table(name, id_), std::move(columns), pg_session_table_ddl(pg_table(name), id_)};
     }
-    StorageError duplicate(const std::string& sha256, const SessionInfo& s) const {
-        return StorageError(store_.where() + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " + std::to_string(s.id) + " \"" +
-                            s.name + "\"");
-    }
+    StorageError duplicate(const std::string& sha256, const SessionInfo& s) const { return duplicate_source(store_.where(), sha256, s.id, s.name); }
     // An event row, columns as insert_columns(kind) names them.
     void format(std::string& b, const Row& r) const {
         const Event& e = r.e;
@@ -471,6 +489,7 @@ private:
 
     PgStore& store_;
     PgConnection& c_;
+    SessionSource source_;
     std::optional<PgTransaction> txn_;  // rolls back unless committed, after chunks_ stopped
     std::int64_t id_ = 0;
     std::string name_;

@@ -57,13 +57,12 @@ private:
 class SqliteSessionSink final : public SessionSink {
 public:
     SqliteSessionSink(Database& d, const std::string& name, const SessionMeta& meta, const std::string& sha256, NameClash clash)
-        : db_(d), h_(d.handle()), tables_(h_) {
+        : db_(d), h_(d.handle()), tables_(h_), source_(sha256) {
         if (d.read_only()) throw StorageError(d.path() + ": opened read-only");
         exec(h_, d.path(), "BEGIN IMMEDIATE");
         txn_.h = h_;
-        if (auto dup = d.session_with_source(sha256))
-            throw StorageError(d.path() + ": this trace (sha256 " + sha256.substr(0, 12) + "…) is already session " + std::to_string(dup->id) +
-                               " \"" + dup->name + "\"");
+        if (source_.known())
+            if (auto dup = d.session_with_source(sha256)) throw duplicate_source(d.path(), sha256, dup->id, dup->name);
         std::string unique = name;
         for (int k = 2;; ++k) {
             Stmt taken(h_, "SELECT id FROM sessions WHERE name = ?1");
@@ -78,7 +77,7 @@ public:
         auto text_or_null = [](const std::string& v) { return v.empty() ? std::nullopt : std::optional<std::string_view>(v); };
         Stmt s(h_, "INSERT INTO sessions (name, source, source_sha256, format, host_kernel, trace_clock, host_cpus, host_name, guest_kernel, qemu_cmdline) "
                    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
-        s.bind(1, std::string_view(unique)).bind(2, std::string_view(meta.trace.source)).bind(3, std::string_view(sha256));
+        s.bind(1, std::string_view(unique)).bind(2, std::string_view(meta.trace.source)).bind(3, std::string_view(source_.row_value()));
         s.bind(4, std::string_view(meta.trace.format)).bind(5, std::string_view(meta.trace.kernel_release));
         s.bind(6, std::string_view(meta.trace.clock)).bind(7, meta.trace.host_cpus);
         int c = 8;
@@ -89,10 +88,16 @@ public:
         }
         s.run();
         id_ = sqlite3_last_insert_rowid(h_);
+        if (!source_.known()) {  // (no other writer until COMMIT: BEGIN IMMEDIATE)
+            Stmt stored(h_, "SELECT id, name, source_sha256 FROM sessions WHERE id != ?1");
+            stored.bind(1, id_);
+            while (stored.row()) source_.stored(stored.i64(0), stored.text(1), stored.text(2));
+        }
         before_.resize(static_cast<std::size_t>(EventKind::Count_));
         for (EventKind k : stored_kinds()) before_[static_cast<std::size_t>(k)] = largest_rowid(k);
         rows_ = std::make_unique<RowWriter>(h_, id_);  // from here on the connection is its thread's until end_events
     }
+    void source(const std::string& sha256) override { source_.given(db_.path(), sha256); }
     std::int64_t id() const override { return id_; }
     const std::string& name() const override { return name_; }
     EventRowSink& events() override { return *rows_; }
@@ -107,8 +112,9 @@ public:
     }
     TableSink& tables() override { return tables_; }
     void commit(std::int64_t first_ts, std::int64_t last_ts, std::uint64_t records, std::string_view semantics) override {
-        Stmt s(h_, "UPDATE sessions SET first_ts_ns = ?1, last_ts_ns = ?2, event_count = ?3, semantics = ?4 WHERE id = ?5");
-        s.bind(1, first_ts).bind(2, last_ts).bind(3, records).bind(4, semantics).bind(5, id_).run();
+        if (!source_.known()) throw std::logic_error("SqliteSessionSink: commit before the source's sha256");
+        Stmt s(h_, "UPDATE sessions SET first_ts_ns = ?1, last_ts_ns = ?2, event_count = ?3, semantics = ?4, source_sha256 = ?6 WHERE id = ?5");
+        s.bind(1, first_ts).bind(2, last_ts).bind(3, records).bind(4, semantics).bind(5, id_).bind(6, std::string_view(source_.sha256())).run();
         exec(h_, db_.path(), "COMMIT", "committing session \"" + name_ + "\"");
         txn_.h = nullptr;
         // Fold the WAL into the file now, as far as readers allow (never waits for them).
@@ -133,6 +139,7 @@ private:
     sqlite3* h_;
     Rollback txn_;
     SqliteTables tables_;
+    SessionSource source_;
     std::int64_t id_ = 0;
     std::string name_;
     std::vector<std::int64_t> before_;  // per kind: its table's largest rowid before this session

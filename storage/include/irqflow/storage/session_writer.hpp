@@ -15,6 +15,7 @@ class SessionWriter {
 public:
     // Begins the store's transaction and refuses a source already stored (by sha256); the
     // session is named `name`, or (NameClash::Suffix) `name-2`, `name-3`… when that is taken.
+    // `sha256` empty: the source is still being hashed; source_hashed() gives it later.
     SessionWriter(Store& db, const std::string& name, const SessionMeta& meta, const std::string& sha256,
                   std::function<void(const ImportProgress&)> progress = {}, std::uint64_t expected_events = 0,
                   NameClash clash = NameClash::Suffix);
@@ -22,6 +23,10 @@ public:
     SessionWriter(const SessionWriter&) = delete;
     SessionWriter& operator=(const SessionWriter&) = delete;
 
+    // The source's sha256 when the constructor had none, before finish(): throws
+    // StorageError at once if a session already holds it (the transaction is rolled
+    // back when this writer is destroyed).
+    void source_hashed(const std::string& sha256);
     // Every event in trace order, lost-event markers included.
     void add(const Event& e);
     // `trace` supplies names, VMs and vCPUs (its events are not read). Commits.
