@@ -45,13 +45,16 @@ std::string sha256(std::string_view bytes) {
     return d.hex();
 }
 
-std::string sha256_file(const std::string& path) {
+std::string sha256_file(const std::string& path, const std::atomic<bool>* stop) {
     std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
     if (!f) throw InputError(path, {}, "cannot open file");
     Digest d;
     std::unique_ptr<unsigned char[]> buf(new unsigned char[1 << 20]);
     std::size_t n;
-    while ((n = std::fread(buf.get(), 1, 1 << 20, f.get())) > 0) d.update(buf.get(), n);
+    while ((n = std::fread(buf.get(), 1, 1 << 20, f.get())) > 0) {
+        if (stop && stop->load(std::memory_order_relaxed)) return {};
+        d.update(buf.get(), n);
+    }
     if (std::ferror(f.get())) throw InputError(path, {}, "read error");
     return d.hex();
 }

@@ -17,6 +17,7 @@ TraceImport::TraceImport(ImportRequest request) : request_(std::move(request)) {
 }
 
 TraceImport::~TraceImport() {
+    stop_hashing_ = true;  // (after into() returned the hash was taken; else it is of no use)
     if (hasher_.joinable()) hasher_.join();
 }
 
@@ -25,7 +26,7 @@ bool TraceImport::streamed() const { return request_.source.serial.empty() && re
 void TraceImport::start_hashing() {
     hasher_ = std::thread([this] {
         try {
-            sha_ = storage::sha256_file(request_.source.trace);
+            sha_ = storage::sha256_file(request_.source.trace, &stop_hashing_);
         } catch (...) {
             sha_error_ = std::current_exception();
         }
@@ -75,11 +76,11 @@ Imported TraceImport::into(storage::Store& store, Steps& steps) {
     watch.known = [&](const Trace& t) {
         steps.end();
         steps.begin("replaying and storing");
-        start_hashing();
         TraceMeta meta = t.meta;
         meta.source = q.shown;  // a pipe's temporary file means nothing later
         w.emplace(store, q.name, q.meta(meta, nullptr), std::string(), progress, seen, q.clash);
         out.name = w->session_name();
+        start_hashing();  // (a session the store refuses, by its name, is refused without it)
     };
     // The source's hash goes to the writer as soon as it is ready (looked at every
     // kHashPoll events): a trace stored already is refused then, not at the end.

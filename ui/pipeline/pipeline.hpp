@@ -238,7 +238,7 @@ private:
     ImportRequest request_;
     std::string sha_;
     std::exception_ptr sha_error_;
-    std::atomic<bool> hash_done_{false};
+    std::atomic<bool> hash_done_{false}, stop_hashing_{false};
     std::thread hasher_;
 };
 
