@@ -82,7 +82,7 @@ public:
 
 // The source's sha256 when a session begins before it is known (an import hashes the
 // file while its events stream: storage/README.md, "Import"). The sessions row holds a
-// placeholder until then — unique, so that concurrent imports never collide on it — and
+// stand-in value until then — unique, so that concurrent imports never collide on it — and
 // the sources stored before this session began are kept to refuse a duplicate at once,
 // while the connection is busy with the events.
 class SessionSource {
@@ -90,7 +90,7 @@ public:
     // `sha256`: the source's, or empty if it comes later (given()).
     explicit SessionSource(std::string sha256);
     // What the sessions row holds meanwhile.
-    const std::string& row_value() const { return sha256_.empty() ? placeholder_ : sha256_; }
+    const std::string& row_value() const { return sha256_.empty() ? stand_in_ : sha256_; }
     bool known() const { return !sha256_.empty(); }
     const std::string& sha256() const { return sha256_; }
     // The sessions stored when this one began (backend's read), by source.
@@ -99,7 +99,7 @@ public:
     void given(const std::string& where, const std::string& sha256);
 
 private:
-    std::string sha256_, placeholder_;
+    std::string sha256_, stand_in_;
     std::map<std::string, std::pair<std::int64_t, std::string>> stored_;
 };
 

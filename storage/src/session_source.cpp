@@ -14,7 +14,7 @@ SessionSource::SessionSource(std::string sha256) : sha256_(std::move(sha256)) {
     std::random_device random;
     char tail[17];
     std::snprintf(tail, sizeof tail, "%08x%08x", random(), random());
-    placeholder_ = std::string("importing-") + tail;
+    stand_in_ = std::string("importing-") + tail;
 }
 
 void SessionSource::given(const std::string& where, const std::string& sha256) {

@@ -186,7 +186,7 @@ TEST_CASE("the same trace twice is refused by content hash and rm removes a sess
 }
 
 // `import` begins a session before the file is hashed (the hash runs while the events
-// stream): the sessions row holds a placeholder until the hash is given.
+// stream): the sessions row holds a stand-in value until the hash is given.
 TEST_CASE("a source hashed while its events stream is stored at commit, and one stored already is refused when its hash comes, leaving nothing",
           "[storage]") {
     const std::string backend = GENERATE(as<std::string>{}, "sqlite", "postgresql");

@@ -35,7 +35,6 @@ void TraceImport::start_hashing() {
 }
 
 std::string TraceImport::hashed() {
-    if (!hasher_.joinable() && !hash_done_.load(std::memory_order_acquire)) start_hashing();
     if (hasher_.joinable()) hasher_.join();
     if (sha_error_) std::rethrow_exception(sha_error_);
     return sha_;

@@ -234,7 +234,7 @@ public:
 private:
     bool streamed() const;
     void start_hashing();
-    std::string hashed();  // waits for the hash (started now if it was not)
+    std::string hashed();  // waits for the hash started by start_hashing()
     ImportRequest request_;
     std::string sha_;
     std::exception_ptr sha_error_;
