@@ -70,12 +70,16 @@ VcpuSlot Model::add_vcpu(VmId vm_id, const VcpuInfo& c) {
     }
     ipis_.add_sender(c.tid, slot);
     index_own();
+    index_apics(m);
     return slot;
 }
 
 void Model::learnt(VcpuSlot s, const VcpuInfo& c) {
     auto& v = vcpus_[static_cast<std::size_t>(s.value())];
-    v.apic = c.apic;
+    if (v.apic != c.apic) {
+        v.apic = c.apic;
+        index_apics(vms_[v.vm_pos]);
+    }
     if (v.tid != c.tid) {
         v.tid = c.tid;
         ipis_.add_sender(c.tid, s);
@@ -83,38 +87,29 @@ void Model::learnt(VcpuSlot s, const VcpuInfo& c) {
     }
 }
 
-Effect Model::decide_vm_event(const Event& e) const {
+Effect Model::decide_accept(const Event& e) const {
     Effect fx;
-    switch (e.kind) {
-    case EventKind::ApicAcceptIrq: {
-        fx.vector = static_cast<int>(e.get(slot::accept_vec).value_or(0));
-        fx.level = e.get(slot::accept_tm).value_or(0) != 0;
-        fx.vcpu = e.vm == kUnknownVm ? kNoVcpu : vcpu_by_apic(e.vm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)));
-        if (fx.vcpu == kNoVcpu) {
-            fx.outcome = Outcome::AcceptNoVcpu;
-            return fx;
-        }
-        const auto& d = vcpu(fx.vcpu);
-        fx.known = d.synced;
-        const int dm = static_cast<int>(e.get(slot::accept_dm).value_or(0));
-        if (dm == apic::kDmInit) {
-            fx.outcome = Outcome::AcceptInit;
-        } else if (dm != apic::kDmFixed && dm != apic::kDmLowestPriority) {
-            fx.outcome = Outcome::AcceptNotInIrr;
-        } else if (fx.vector < apic::kFirstLegalVector) {
-            fx.outcome = Outcome::AcceptIllegal;
-        } else {
-            fx.outcome = Outcome::Accepted;
-            fx.coalesced = d.lapic.irr().test(fx.vector);
-        }
+    fx.vector = static_cast<int>(e.get(slot::accept_vec).value_or(0));
+    fx.level = e.get(slot::accept_tm).value_or(0) != 0;
+    fx.vcpu = e.vm == kUnknownVm ? kNoVcpu : vcpu_by_apic(e.vm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)));
+    if (fx.vcpu == kNoVcpu) {
+        fx.outcome = Outcome::AcceptNoVcpu;
         return fx;
     }
-    case EventKind::ApicvAcceptIrq:
-        fx.vcpu = vcpu_by_apic(e.vm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)));
-        fx.outcome = Outcome::AcceptPosted;
-        return fx;
-    default: return fx;  // lost events, APICv inhibits, IOAPIC routes: VM-wide
+    const auto& d = vcpu(fx.vcpu);
+    fx.known = d.synced;
+    const int dm = static_cast<int>(e.get(slot::accept_dm).value_or(0));
+    if (dm == apic::kDmInit) {
+        fx.outcome = Outcome::AcceptInit;
+    } else if (dm != apic::kDmFixed && dm != apic::kDmLowestPriority) {
+        fx.outcome = Outcome::AcceptNotInIrr;
+    } else if (fx.vector < apic::kFirstLegalVector) {
+        fx.outcome = Outcome::AcceptIllegal;
+    } else {
+        fx.outcome = Outcome::Accepted;
+        fx.coalesced = d.lapic.irr().test(fx.vector);
     }
+    return fx;
 }
 
 void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) const {
@@ -165,29 +160,19 @@ void Model::classify_injection(const Event& e, const VcpuModel& v, Effect& fx) c
         fx.drop_irr = static_cast<std::int16_t>(fx.expected);
 }
 
-void Model::commit_vm_event(const Event& e, const Effect& fx) {
-    switch (e.kind) {
-    case EventKind::Lost: drop_window_closes(); return;
-    case EventKind::ApicvInhibitChanged: {
-        VmModel* vm = vm_mut(e.vm);
-        if (!vm) return;
-        vm->apicv_active = e.get(slot::apicv_inhibits).value_or(1) == 0;  // no inhibit left: APICv/AVIC runs
-        if (vm->apicv_active)
-            for (auto s : vm->vcpus) unsync(vcpus_[static_cast<std::size_t>(s.value())]);
-        return;
-    }
-    case EventKind::IoapicSetIrq:
-        if (VmModel* vm = vm_mut(e.vm))
-            vm->ioapic.route(static_cast<int>(e.get(slot::ioapic_pin).value_or(-1)),
-                             {static_cast<int>(e.get(slot::ioapic_vec).value_or(0)), e.get(slot::ioapic_tm).value_or(0) != 0,
-                              static_cast<std::uint32_t>(e.get(slot::ioapic_dst).value_or(0)), e.get(slot::ioapic_dest_mode).value_or(0) != 0});
-        return;
-    case EventKind::ApicAcceptIrq: commit_accept(e, fx); return;
-    case EventKind::ApicvAcceptIrq:
-        if (fx.vcpu != kNoVcpu) unsync(vcpus_[static_cast<std::size_t>(fx.vcpu.value())]);
-        return;
-    default: return;
-    }
+void Model::commit_apicv_inhibits(const Event& e) {
+    VmModel* vm = vm_mut(e.vm);
+    if (!vm) return;
+    vm->apicv_active = e.get(slot::apicv_inhibits).value_or(1) == 0;  // no inhibit left: APICv/AVIC runs
+    if (vm->apicv_active)
+        for (auto s : vm->vcpus) unsync(vcpus_[static_cast<std::size_t>(s.value())]);
+}
+
+void Model::commit_ioapic_route(const Event& e) {
+    if (VmModel* vm = vm_mut(e.vm))
+        vm->ioapic.route(static_cast<int>(e.get(slot::ioapic_pin).value_or(-1)),
+                         {static_cast<int>(e.get(slot::ioapic_vec).value_or(0)), e.get(slot::ioapic_tm).value_or(0) != 0,
+                          static_cast<std::uint32_t>(e.get(slot::ioapic_dst).value_or(0)), e.get(slot::ioapic_dest_mode).value_or(0) != 0});
 }
 
 // The vCPU really blocked after HLT (replay/README.md, "Unknown until proven"). KVM

@@ -68,6 +68,7 @@ struct VmModel {
     VmId id = kUnknownVm;
     std::vector<VcpuSlot> vcpus;  // in the trace's vCPU order
     std::vector<VcpuSlot> by_id;  // vCPU id → slot, for ids below Model::kDenseIds
+    std::vector<VcpuSlot> by_apic;  // APIC id → its first vCPU (as KVM's map), for ids below Model::kDenseIds
     Ioapic ioapic;
     Pic8259 pic;
     bool started = false;         // its first kvm_entry was seen
@@ -85,8 +86,15 @@ public:
     // so the engine's handler of each kind compiles to only what that kind does.)
     template <EventKind K>
     [[gnu::always_inline]] Effect decide(const Event& e) const {
-        if constexpr (!own_thread_kind(K)) {
-            return decide_vm_event(e);
+        if constexpr (K == EventKind::ApicAcceptIrq) {
+            return decide_accept(e);
+        } else if constexpr (K == EventKind::ApicvAcceptIrq) {
+            Effect fx;
+            fx.vcpu = vcpu_by_apic(e.vm, static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0)));
+            fx.outcome = Outcome::AcceptPosted;
+            return fx;
+        } else if constexpr (!own_thread_kind(K)) {
+            return {};  // lost events, APICv inhibits, IOAPIC routes: VM-wide
         } else {
             Effect fx;
             if constexpr (K == EventKind::Entry) {
@@ -100,7 +108,7 @@ public:
             if (fx.vcpu == kNoVcpu) return fx;
             const VcpuModel& v = vcpu(fx.vcpu);
             fx.known = v.synced || fx.boots_vm;
-            fx.checkable = v.synced && !vms_[v.vm_pos].apicv_active;
+            fx.checkable = v.synced && !vm_of(v).apicv_active;
             if constexpr (K == EventKind::InjVirq) classify_injection(e, v, fx);
             if constexpr (K == EventKind::Eoi) {
                 fx.vector = static_cast<int>(e.get(slot::eoi_vector).value_or(-1));
@@ -124,8 +132,16 @@ public:
     // completes are left in completed() until the next entry or exit.
     template <EventKind K>
     [[gnu::always_inline]] void commit(const Event& e, const Effect& fx) {
-        if constexpr (!own_thread_kind(K)) {
-            commit_vm_event(e, fx);
+        if constexpr (K == EventKind::Lost) {
+            drop_window_closes();
+        } else if constexpr (K == EventKind::ApicvInhibitChanged) {
+            commit_apicv_inhibits(e);
+        } else if constexpr (K == EventKind::IoapicSetIrq) {
+            commit_ioapic_route(e);
+        } else if constexpr (K == EventKind::ApicAcceptIrq) {
+            commit_accept(e, fx);
+        } else if constexpr (K == EventKind::ApicvAcceptIrq) {
+            if (fx.vcpu != kNoVcpu) unsync(vcpus_[static_cast<std::size_t>(fx.vcpu.value())]);
         } else if constexpr (K == EventKind::Entry) {
             commit_entry(e, fx);
         } else {
@@ -214,6 +230,8 @@ public:
         if (i < vm_count_ && vms_[i].id == id) return &vms_[i];  // ids are positions, as attribution numbers VMs
         return find_vm(id);
     }
+    // A vCPU's VM (no lookup: the vCPU knows its position).
+    const VmModel& vm_of(const VcpuModel& v) const { return vms_[v.vm_pos]; }
     int vm_index(VmId id) const;
     std::size_t vm_count() const { return vms_.size(); }
     // KVM's IOAPIC-handled vectors of this vCPU (see Ioapic::handles).
@@ -221,7 +239,13 @@ public:
     // The slot of a vCPU by its VM and id, or kNoVcpu.
     VcpuSlot slot(VmId vm, VcpuId id) const { return slot_in(this->vm(vm), vm, id.value()); }
     // The vCPU owning an APIC id in a VM (the first, as KVM's map would), or kNoVcpu.
-    VcpuSlot vcpu_by_apic(VmId vm, std::uint32_t apic) const;
+    // (Every accept asks: a look into the VM's index, not a walk over its vCPUs.)
+    VcpuSlot vcpu_by_apic(VmId vm, std::uint32_t apic) const {
+        const VmModel* m = this->vm(vm);
+        if (!m) return kNoVcpu;
+        if (apic < m->by_apic.size()) return m->by_apic[apic];
+        return apic < kDenseIds ? kNoVcpu : vcpu_by_sparse_apic(*m, apic);
+    }
     // The public snapshot of a vCPU.
     VcpuState state(VcpuSlot s) const;
 
@@ -248,6 +272,8 @@ private:
         VcpuSlot slot = kNoVcpu;
     };
     void index_own();
+    void index_apics(VmModel& m);  // VmModel::by_apic, after a vCPU was added or its APIC id learnt
+    VcpuSlot vcpu_by_sparse_apic(const VmModel& m, std::uint32_t apic) const;
     // The slot of vCPU `id` of VM `vm` (its model `m`, null if none), or kNoVcpu.
     [[gnu::always_inline]] VcpuSlot slot_in(const VmModel* m, VmId vm, std::int32_t id) const {
         if (!m || id < 0) return kNoVcpu;
@@ -259,9 +285,10 @@ private:
     void add_vm(VmId id);
     // At both ends of a drop window: nothing known, no HLT proves a wakeup, no IPI judged.
     void lose_track();
-    Effect decide_vm_event(const Event& e) const;
+    Effect decide_accept(const Event& e) const;
     void classify_injection(const Event& e, const VcpuModel& v, Effect& fx) const;
-    void commit_vm_event(const Event& e, const Effect& fx);
+    void commit_apicv_inhibits(const Event& e);
+    void commit_ioapic_route(const Event& e);
     void commit_wakeup(const Event& e, VcpuModel& v);
     void note_injection_order(const Event& e, const Effect& fx, VcpuModel& v);
     const VmModel* find_vm(VmId id) const;

@@ -43,10 +43,18 @@ IpiSend send_from(const Event& e, const VcpuModel& v, IpiKind kind, std::int64_t
 
 }  // namespace
 
-VcpuSlot Model::vcpu_by_apic(VmId vm_id, std::uint32_t apic) const {
-    const VmModel* vm = this->vm(vm_id);
-    if (!vm) return kNoVcpu;
-    for (auto s : vm->vcpus)
+void Model::index_apics(VmModel& m) {
+    m.by_apic.clear();
+    for (auto s : m.vcpus) {
+        const std::uint32_t apic = vcpu(s).apic.value();
+        if (apic >= kDenseIds) continue;
+        if (apic >= m.by_apic.size()) m.by_apic.resize(apic + 1, kNoVcpu);
+        if (m.by_apic[apic] == kNoVcpu) m.by_apic[apic] = s;
+    }
+}
+
+VcpuSlot Model::vcpu_by_sparse_apic(const VmModel& m, std::uint32_t apic) const {
+    for (auto s : m.vcpus)
         if (vcpu(s).apic.value() == apic) return s;
     return kNoVcpu;
 }
