@@ -18,10 +18,15 @@ public:
         if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
         return "no accept into a VM whose vCPUs are known";
     }
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (e.vm == kUnknownVm || c.model.vm_count() == 0) return;
         judged();
-        if (fx.outcome != Outcome::AcceptNoVcpu) return;
+        if (fx.outcome == Outcome::AcceptNoVcpu) fire(e, fx, c);
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c) const {
         const auto apic = static_cast<std::uint32_t>(e.get(slot::accept_apicid).value_or(0));
         diagnose::Candidates k(e.vm, kUnknownVcpu);
         auto& x = k.wrong(EventKind::ApicAcceptIrq, {e.record, e.ts}, "apicid", apic, 0, 0.6,

@@ -16,11 +16,16 @@ public:
         if (auto s = none_of(seen, {EventKind::Eoi}); !s.empty()) return s;
         return "no kvm_eoi of nothing in service (vector -1) came while its vCPU's APIC state was known";
     }
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (fx.outcome != Outcome::EoiNothing || !fx.known) return;
         judged();
         const auto& v = c.model.vcpu(fx.vcpu);
-        if (v.lapic.isr().empty()) return;
+        if (!v.lapic.isr().empty()) fire(e, fx, c, v);
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c, const VcpuModel& v) const {
         const diagnose::At here{e.record, e.ts};
         diagnose::Candidates k(v.vm, v.id);
         diagnose::stale_in_service(k, c, fx.vcpu, v.lapic.isr().highest(), here,

@@ -17,12 +17,17 @@ public:
         if (auto s = none_of(seen, {EventKind::Eoi}); !s.empty()) return s;
         return "no EOI came while its vCPU's APIC state was known";
     }
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (fx.outcome != Outcome::Eoi || !fx.known) return;
         judged();
         const auto& v = c.model.vcpu(fx.vcpu);
+        if (v.lapic.isr_top() != fx.vector) fire(e, fx, c, v);
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c, const VcpuModel& v) const {
         const int top = v.lapic.isr_top();
-        if (top == fx.vector) return;
         Chain chain;
         if (top >= 0)
             if (const auto rec = c.evidence.of(fx.vcpu, top).inject_record) chain.push_back({rec, "injected " + vec_str(top)});

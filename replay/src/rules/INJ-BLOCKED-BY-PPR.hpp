@@ -13,10 +13,15 @@ public:
     InjBlockedByPpr(RuleId id, const Model&) : Check(id, kSubscriptions) {}
     static constexpr Subscriptions kSubscriptions{{EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (!injection::judged(fx)) return;
         judged();
-        if (!fx.pending || fx.deliverable >= 0 || injection::out_of_order(fx)) return;
+        if (fx.pending && fx.deliverable < 0 && !injection::out_of_order(fx)) fire(e, fx, c);
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c) const {
         const auto& v = c.model.vcpu(fx.vcpu);
         const diagnose::At here{e.record, e.ts};
         diagnose::Candidates k(v.vm, v.id);

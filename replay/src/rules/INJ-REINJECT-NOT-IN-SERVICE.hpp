@@ -17,11 +17,16 @@ public:
         if (auto s = none_of(seen, {EventKind::InjVirq}); !s.empty()) return s;
         return "no re-injection (kvm_inj_virq … [reinjected]) came while its vCPU's APIC state was known";
     }
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (fx.outcome != Outcome::Reinject || !fx.known) return;
         judged();
         const auto& v = c.model.vcpu(fx.vcpu);
-        if (v.lapic.isr().test(fx.vector) || fx.vector == v.last_extint_vector) return;
+        if (!v.lapic.isr().test(fx.vector) && fx.vector != v.last_extint_vector) fire(e, fx, c, v);
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c, const VcpuModel& v) const {
         const diagnose::At here{e.record, e.ts};
         diagnose::Candidates k(v.vm, v.id);
         const auto h = diagnose::history(c, fx.vcpu, fx.vector);

@@ -14,10 +14,15 @@ public:
     IsrOrder(RuleId id, const Model&) : Check(id, kSubscriptions) {}
     static constexpr Subscriptions kSubscriptions{{EventKind::InjVirq}, {}, false};
     std::string not_judged(const KindCounts& seen) const override { return injection::not_judged(seen); }
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (!injection::judged(fx)) return;
         judged();
-        if (!fx.pending || !injection::out_of_order(fx)) return;
+        if (fx.pending && injection::out_of_order(fx)) fire(e, fx, c);
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c) const {
         const auto& v = c.model.vcpu(fx.vcpu);
         Chain chain = injection::accept_of(c, fx.vcpu, fx.vector);
         if (const auto rec = c.evidence.of(fx.vcpu, fx.in_service).inject_record) chain.push_back({rec, "injected " + vec_str(fx.in_service)});

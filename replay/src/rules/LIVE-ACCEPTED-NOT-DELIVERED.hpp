@@ -47,36 +47,43 @@ public:
         if (fx.vcpu == kNoVcpu || fx.vector < 0 || fx.vector >= apic::kVectors) return false;
         return state_[static_cast<std::size_t>(fx.vcpu.value())][static_cast<std::size_t>(fx.vector)].accepts != 0;
     }
-    void after(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (!c.model.proofs_hold() || e.kind == EventKind::Lost || e.kind == EventKind::ApicvInhibitChanged) {
+    template <EventKind K>
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
+        if (!c.model.proofs_hold() || K == EventKind::Lost || K == EventKind::ApicvInhibitChanged) {
             ++epoch_;  // every episode ends (lazily: a drop window covers many events)
             return;
         }
-        const auto vector = e.kind == EventKind::ApicvAcceptIrq ? e.get(slot::accept_vec).value_or(-1) : fx.vector;
+        const auto vector = K == EventKind::ApicvAcceptIrq ? e.get(slot::accept_vec).value_or(-1) : fx.vector;
         if (fx.vcpu == kNoVcpu || vector < 0 || vector >= apic::kVectors) return;
         auto& ep = state_[static_cast<std::size_t>(fx.vcpu.value())][static_cast<std::size_t>(vector)];
-        if (e.kind != EventKind::ApicAcceptIrq) {  // injected, EOI'd, or posted to the hardware: delivered
+        if constexpr (K != EventKind::ApicAcceptIrq) {  // injected, EOI'd, or posted to the hardware: delivered
             ep = {};
-            return;
+        } else {
+            const auto& v = c.model.vcpu(fx.vcpu);
+            if (fx.outcome != Outcome::Accepted || fx.level || c.model.vm_of(v).apicv_active) return;
+            judged();
+            if (ep.epoch != epoch_) ep = {};
+            if (ep.accepts == 0) ep = {0, e.ts.value(), e.record, v.own_events, false, epoch_};
+            ++ep.accepts;
+            // The vCPU's own thread (entries, exits, wakeups, injections, EOIs, …) shows it
+            // running, or in the host on its behalf; an accept is not its own thread's event.
+            const bool silent = v.own_events == 0;
+            if (ep.reported || ep.accepts < (silent ? c.options.accept_loop_silent : c.options.accept_loop)) return;
+            if (!silent && (v.own_events != ep.own_events_before || e.ts.value() - ep.since < c.options.pending_threshold_ns)) return;
+            ep.reported = true;
+            fire(e, fx, c, v, ep, silent);
         }
-        const auto& v = c.model.vcpu(fx.vcpu);
-        if (fx.outcome != Outcome::Accepted || fx.level || c.model.vm(v.vm)->apicv_active) return;
-        judged();
-        if (ep.epoch != epoch_) ep = {};
-        if (ep.accepts == 0) ep = {0, e.ts.value(), e.record, v.own_events, false, epoch_};
-        ++ep.accepts;
-        // The vCPU's own thread (entries, exits, wakeups, injections, EOIs, …) shows it
-        // running, or in the host on its behalf; an accept is not its own thread's event.
-        const bool silent = v.own_events == 0;
-        if (ep.reported || ep.accepts < (silent ? c.options.accept_loop_silent : c.options.accept_loop)) return;
-        const bool moved = v.own_events != ep.own_events_before;
+    }
+
+private:
+    struct Episode;
+    // The vCPU did not move since the first of the accepts (or, silent, shows no event of its own).
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c, const VcpuModel& v, const Episode& ep, bool silent) const {
         const std::int64_t span_ns = e.ts.value() - ep.since;
         std::string why;
         if (silent) why = silence(c, v);
-        else if (moved || span_ns < c.options.pending_threshold_ns) return;
         else if (v.in_hlt) why = "the vCPU stayed halted all that time (no entry, exit or wakeup since its HLT exit): never woken";
         else why = "the vCPU did not enter the guest all that time";
-        ep.reported = true;
         char span[48];
         std::snprintf(span, sizeof span, "%.3f ms", static_cast<double>(span_ns) / 1e6);
         const int lost = ep.accepts - 1;
@@ -92,7 +99,6 @@ public:
             .diagnosis = k.pick();
     }
 
-private:
     // Why a vCPU with no event of its own in the excerpt is stuck, or may only look so.
     static std::string silence(const RuleContext& c, const VcpuModel& v) {
         bool others_run = false;

@@ -34,29 +34,23 @@ public:
     }
     template <EventKind>
     bool wakes_before(const Event&, const Effect&, const RuleContext&) const { return !awaiting_.empty(); }
-    void after(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind K>
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
         if (fx.vcpu == kNoVcpu) return;
         auto& reported = reported_[static_cast<std::size_t>(fx.vcpu.value())];
-        if (e.kind == EventKind::InjVirq) {
+        if constexpr (K == EventKind::InjVirq) {
             if (fx.outcome == Outcome::Injected) reported[static_cast<std::size_t>(fx.vector)] = false;
-            return;
+        } else {
+            const auto& v = c.model.vcpu(fx.vcpu);
+            if (!v.synced || v.lapic.isr().empty()) return;
+            judged();
+            const int top = v.lapic.isr_top();  // the top one is what blocks progress
+            const auto& x = c.evidence.of(fx.vcpu, top);
+            const auto u = static_cast<std::size_t>(top);
+            if (!x.injected_at || e.ts.value() - x.injected_at <= c.options.no_eoi_threshold_ns || reported[u]) return;
+            reported[u] = true;
+            fire(e, fx, c, v, top);
         }
-        const auto& v = c.model.vcpu(fx.vcpu);
-        if (!v.synced || v.lapic.isr().empty()) return;
-        judged();
-        const int top = v.lapic.isr_top();  // the top one is what blocks progress
-        const auto& x = c.evidence.of(fx.vcpu, top);
-        const auto u = static_cast<std::size_t>(top);
-        if (!x.injected_at || e.ts.value() - x.injected_at <= c.options.no_eoi_threshold_ns || reported[u]) return;
-        reported[u] = true;
-        diagnose::Candidates k(v.vm, v.id);
-        k.stuck(EventKind::Eoi, top, {x.inject_record, TimestampNs(x.injected_at)}, {e.record, e.ts}, 0.8,
-                vec_str(top) + " has been in service since its injection while the vCPU keeps running: the guest never EOIs it, and nothing below it can come")
-            .evidence = {x.inject_record, e.record};
-        report(c, e, v, "EOI of " + vec_str(top) + " within " + std::to_string(c.options.no_eoi_threshold_ns / 1000000) + " ms",
-               "in service for " + std::to_string((e.ts.value() - x.injected_at) / 1000000) + " ms", {{x.inject_record, "injected " + vec_str(top)}})
-            .diagnosis = k.pick();
-        awaiting_[{fx.vcpu.value(), top}] = c.findings.size() - 1;
     }
 
     // The EOI that did come after all makes the finding's diagnosis a late EOI.
@@ -75,6 +69,18 @@ public:
     }
 
 private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c, const VcpuModel& v, int top) {
+        const auto& x = c.evidence.of(fx.vcpu, top);
+        diagnose::Candidates k(v.vm, v.id);
+        k.stuck(EventKind::Eoi, top, {x.inject_record, TimestampNs(x.injected_at)}, {e.record, e.ts}, 0.8,
+                vec_str(top) + " has been in service since its injection while the vCPU keeps running: the guest never EOIs it, and nothing below it can come")
+            .evidence = {x.inject_record, e.record};
+        report(c, e, v, "EOI of " + vec_str(top) + " within " + std::to_string(c.options.no_eoi_threshold_ns / 1000000) + " ms",
+               "in service for " + std::to_string((e.ts.value() - x.injected_at) / 1000000) + " ms", {{x.inject_record, "injected " + vec_str(top)}})
+            .diagnosis = k.pick();
+        awaiting_[{fx.vcpu.value(), top}] = c.findings.size() - 1;
+    }
+
     std::vector<std::array<bool, 256>> reported_;  // per vCPU and vector, since its last injection
     std::map<std::pair<std::int32_t, int>, std::size_t> awaiting_;  // (vCPU slot, vector) → its finding, until the EOI
 };

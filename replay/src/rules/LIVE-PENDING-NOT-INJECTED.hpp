@@ -29,7 +29,8 @@ public:
         if (fx.vcpu == kNoVcpu) return false;
         return !c.model.vcpu(fx.vcpu).lapic.irr().empty() || state_[static_cast<std::size_t>(fx.vcpu.value())].vector >= 0;
     }
-    void after(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
         const auto& v = c.model.vcpu(fx.vcpu);
@@ -39,29 +40,35 @@ public:
             return;
         }
         judged();
-        const auto windows = v.windows_opened - s.windows_before;
         if (d != s.vector) {
             s = {d, e.ts.value(), 1, v.windows_opened, false};
-        } else if (++s.entries >= c.options.pending_entries && windows >= static_cast<std::uint64_t>(c.options.pending_windows) &&
+        } else if (++s.entries >= c.options.pending_entries && v.windows_opened - s.windows_before >= static_cast<std::uint64_t>(c.options.pending_windows) &&
                    e.ts.value() - s.since > c.options.pending_threshold_ns && !s.reported) {
             s.reported = true;
-            Chain chain;
-            if (const auto rec = c.evidence.of(fx.vcpu, d).accept_record) chain.push_back({rec, "accepted " + vec_str(d)});
-            diagnose::Candidates k(v.vm, v.id);
-            const auto& x = c.evidence.of(fx.vcpu, d);
-            k.stuck(EventKind::InjVirq, d, {x.accept_record, TimestampNs(x.accept_ts)}, {e.record, e.ts}, 0.8,
-                    vec_str(d) + " stayed deliverable over " + std::to_string(s.entries) + " entries and " + std::to_string(windows) +
-                        " open interrupt windows and was never injected")
-                .evidence = {x.accept_record, e.record};
-            auto& f = report(c, e, v, "injection of " + vec_str(d),
-                   "deliverable for " + std::to_string((e.ts.value() - s.since) / 1000000) + " ms over " + std::to_string(s.entries) +
-                       " entries and " + std::to_string(windows) + " open interrupt windows, never injected",
-                   std::move(chain));
-            f.diagnosis = k.pick();
+            fire(e, fx, c, v, s);
         }
     }
 
 private:
+    struct State;
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c, const VcpuModel& v, const State& s) const {
+        const int d = s.vector;
+        const auto windows = v.windows_opened - s.windows_before;
+        Chain chain;
+        if (const auto rec = c.evidence.of(fx.vcpu, d).accept_record) chain.push_back({rec, "accepted " + vec_str(d)});
+        diagnose::Candidates k(v.vm, v.id);
+        const auto& x = c.evidence.of(fx.vcpu, d);
+        k.stuck(EventKind::InjVirq, d, {x.accept_record, TimestampNs(x.accept_ts)}, {e.record, e.ts}, 0.8,
+                vec_str(d) + " stayed deliverable over " + std::to_string(s.entries) + " entries and " + std::to_string(windows) +
+                    " open interrupt windows and was never injected")
+            .evidence = {x.accept_record, e.record};
+        auto& f = report(c, e, v, "injection of " + vec_str(d),
+                         "deliverable for " + std::to_string((e.ts.value() - s.since) / 1000000) + " ms over " + std::to_string(s.entries) +
+                             " entries and " + std::to_string(windows) + " open interrupt windows, never injected",
+                         std::move(chain));
+        f.diagnosis = k.pick();
+    }
+
     struct State {
         int vector = -1;        // deliverable at every entry since `since`
         std::int64_t since = 0;

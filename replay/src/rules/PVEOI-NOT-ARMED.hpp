@@ -14,13 +14,19 @@ namespace irqflow::replay::rules {
 class PvEoiNotArmed final : public pv_eoi::Check {
 public:
     PvEoiNotArmed(RuleId id, const Model&) : pv_eoi::Check(id) {}
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (!fx.checkable) return;
         judged();
-        if (!pv_eoi::follows_its_eoi(e, fx.vector, c)) return;  // PVEOI-WITHOUT-EOI's case
-        const auto& v = c.model.vcpu(fx.vcpu);
         const bool y2012 = c.semantics == PvEoiSemantics::Original2012;
         if (y2012 ? fx.pv_eoi.armed_2012 : fx.pv_eoi.armed_current) return;
+        if (pv_eoi::follows_its_eoi(e, fx.vector, c)) fire(e, fx, c);  // (else PVEOI-WITHOUT-EOI's case)
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c) const {
+        const auto& v = c.model.vcpu(fx.vcpu);
+        const bool y2012 = c.semantics == PvEoiSemantics::Original2012;
         std::string why = !fx.pv_eoi.enabled ? "PV EOI not enabled" : y2012 ? "disarmed (nested interrupt or IOAPIC vector)" : "not armed at the last entry";
         Chain chain;
         if (const auto rec = c.evidence.of(fx.vcpu, fx.vector).inject_record) chain.push_back({rec, "injected " + vec_str(fx.vector)});
@@ -30,7 +36,6 @@ public:
         report(c, e, v, "a real EOI (" + why + ")", "EOI of " + vec_str(fx.vector) + " through PV EOI", std::move(chain)).diagnosis = k.pick();
     }
 
-private:
     // Why KVM could not have armed it, by what the model holds (before the kvm_eoi that came
     // with it retired the vector): another vector in service or one pending kept it from
     // arming — its EOI or injection went untraced — or PV EOI was never enabled.

@@ -13,10 +13,15 @@ namespace irqflow::replay::rules {
 class PvEoiWithoutEoi final : public pv_eoi::Check {
 public:
     PvEoiWithoutEoi(RuleId id, const Model&) : pv_eoi::Check(id) {}
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
+    template <EventKind>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
         if (!fx.checkable) return;
         judged();
-        if (pv_eoi::follows_its_eoi(e, fx.vector, c)) return;
+        if (!pv_eoi::follows_its_eoi(e, fx.vector, c)) fire(e, fx, c);
+    }
+
+private:
+    [[gnu::noinline]] void fire(const Event& e, const Effect& fx, const RuleContext& c) const {
         const auto& v = c.model.vcpu(fx.vcpu);
         const diagnose::At here{e.record, e.ts};
         diagnose::Candidates k(v.vm, v.id);

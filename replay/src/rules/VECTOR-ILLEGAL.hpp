@@ -15,8 +15,9 @@ public:
         if (auto s = none_of(seen, {EventKind::ApicAcceptIrq, EventKind::InjVirq}); !s.empty()) return s;
         return "no accept or injection came while its vCPU's APIC state was known";
     }
-    void before(const Event& e, const Effect& fx, const RuleContext& c) override {
-        if (e.kind == EventKind::ApicAcceptIrq) {
+    template <EventKind K>
+    [[gnu::always_inline]] void before(const Event& e, const Effect& fx, const RuleContext& c) {
+        if constexpr (K == EventKind::ApicAcceptIrq) {
             if (fx.known && fx.vcpu != kNoVcpu) judged();
             if (fx.outcome == Outcome::AcceptIllegal && fx.known) illegal(c, e, fx, "vec");
         } else if ((fx.outcome == Outcome::Injected || fx.outcome == Outcome::InjectedAutoEoi) && fx.checkable) {
@@ -27,7 +28,7 @@ public:
     }
 
 private:
-    void illegal(const RuleContext& c, const Event& e, const Effect& fx, const char* field) const {
+    [[gnu::noinline]] void illegal(const RuleContext& c, const Event& e, const Effect& fx, const char* field) const {
         const auto& v = c.model.vcpu(fx.vcpu);
         diagnose::Candidates k(v.vm, v.id);
         auto& x = k.wrong(e.kind, {e.record, e.ts}, field, fx.vector, apic::kFirstLegalVector, 0.9,
