@@ -15,7 +15,6 @@
 // ReplayOptions::level_storm re-deliveries at once in a row, with nothing lowering it
 // between: the line is never seen to go low, only its effect.
 #pragma once
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,6 +23,7 @@
 #include "../diagnose/candidates.hpp"
 #include "check.hpp"
 #include "finding_text.hpp"
+#include "sorted_map.hpp"
 
 namespace irqflow::replay::rules {
 
@@ -43,48 +43,36 @@ public:
         if constexpr (K == EventKind::ApicAcceptIrq) return !raising_.empty() || (fx.outcome == Outcome::Accepted && fx.level);
         return true;
     }
-    void after(const Event& e, const Effect& fx, const RuleContext& c) override {
-        switch (e.kind) {
-        case EventKind::Lost:
+    template <EventKind K>
+    [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
+        if constexpr (K == EventKind::Lost) {
             lines_.clear();
             raising_.clear();
             watching_ = 0;
-            return;
-        case EventKind::SetIrq: {  // kvm_set_irq: a GSI's line
+        } else if constexpr (K == EventKind::SetIrq) {  // kvm_set_irq: a GSI's line
             const auto gsi = e.get(slot::setirq_gsi);
             if (!gsi) return;
             if (e.get(slot::setirq_level) == 0) lowered(c, e.vm, line_vector(c, e.vm, *gsi));
             else raising_.set(e.tid.value(), *gsi);  // the accept it causes follows on this thread
-            return;
-        }
-        case EventKind::IoapicSetIrq:  // in-kernel: the raise on this thread is complete
+        } else if constexpr (K == EventKind::IoapicSetIrq) {  // in-kernel: the raise on this thread is complete
             raising_.take(e.tid.value());
             if (e.get(slot::ioapic_masked) == 1) lowered(c, e.vm, static_cast<int>(e.get(slot::ioapic_vec).value_or(-1)));
-            return;
-        case EventKind::Entry:  // the EOI-ing vCPU runs again: its EOI's processing is over
-            if (watching_ > 0 && fx.vcpu != kNoVcpu)
-                for (auto& [key, l] : lines_)
-                    if (l.watcher == fx.vcpu) {
-                        if (l.judging) judge(c, key.second, l, "the vCPU entered the guest again");
-                        watch(l, kNoVcpu);
-                    }
-            return;
-        case EventKind::Eoi: {
+        } else if constexpr (K == EventKind::Entry) {  // the EOI-ing vCPU runs again: its EOI's processing is over
+            if (watching_ > 0 && fx.vcpu != kNoVcpu) entered(c, fx.vcpu);
+        } else if constexpr (K == EventKind::Eoi) {
             if (fx.vcpu == kNoVcpu || fx.outcome != Outcome::Eoi) return;
-            auto it = lines_.find({fx.vcpu.value(), fx.vector});  // the vector may be an edge one of this vCPU's
-            if (it == lines_.end()) return;  // not a level vector
+            Line* l = lines_.find({fx.vcpu.value(), fx.vector});  // the vector may be an edge one of this vCPU's
+            if (!l) return;  // not a level vector
             judged();
-            if (!it->second.asserted) return;  // its line went low first: healthy
-            Line& l = it->second;
-            watch(l, fx.vcpu);
-            l.eoi_record = e.record;
-            l.eoi_ts = e.ts;
-            l.judging = l.gsi >= 0 && !l.reported;
-            return;
+            if (!l->asserted) return;  // its line went low first: healthy
+            watch(*l, fx.vcpu);
+            l->eoi_record = e.record;
+            l->eoi_ts = e.ts;
+            l->judging = l->gsi >= 0 && !l->reported;
+        } else {
+            static_assert(K == EventKind::ApicAcceptIrq);
+            accepted(e, fx, c);
         }
-        default: break;
-        }
-        accepted(e, fx, c);
     }
     std::string not_judged(const KindCounts& seen) const override {
         if (auto s = none_of(seen, {EventKind::ApicAcceptIrq}); !s.empty()) return s;
@@ -109,7 +97,14 @@ private:
         TimestampNs eoi_ts, accept_ts, first_accept_ts;
     };
 
-    void accepted(const Event& e, const Effect& fx, const RuleContext& c) {
+    [[gnu::noinline]] void entered(const RuleContext& c, VcpuSlot vcpu) {
+        for (auto& [key, l] : lines_)
+            if (l.watcher == vcpu) {
+                if (l.judging) judge(c, key.second, l, "the vCPU entered the guest again");
+                watch(l, kNoVcpu);
+            }
+    }
+    [[gnu::noinline]] void accepted(const Event& e, const Effect& fx, const RuleContext& c) {
         const std::optional<std::int64_t> gsi = raising_.take(e.tid.value());
         if (fx.outcome != Outcome::Accepted || !fx.level) return;
         ++level_accepts_;
@@ -184,7 +179,7 @@ private:
     // The vector a GSI's line delivers: learnt from the accepts it raised, else the
     // in-kernel IOAPIC's redirection entry (GSI n < 24 is pin n).
     int line_vector(const RuleContext& c, VmId vm, std::int64_t gsi) const {
-        if (const auto it = gsi_vector_.find({vm.value(), gsi}); it != gsi_vector_.end()) return it->second;
+        if (const int* v = gsi_vector_.find({vm.value(), gsi})) return *v;
         const VmModel* m = c.model.vm(vm);
         return m && gsi >= 0 && gsi < 24 ? m->ioapic.entry(static_cast<int>(gsi)).vector : -1;
     }
@@ -203,8 +198,8 @@ private:
         watching_ += (v != kNoVcpu) - (l.watcher != kNoVcpu);
         l.watcher = v;
     }
-    std::map<std::pair<std::int32_t, int>, Line> lines_;  // (destination vCPU slot, vector) of level accepts
-    std::map<std::pair<std::int32_t, std::int64_t>, int> gsi_vector_;  // (VM, GSI) → the vector its accepts carried
+    SortedMap<std::pair<std::int32_t, int>, Line> lines_;  // (destination vCPU slot, vector) of level accepts
+    SortedMap<std::pair<std::int32_t, std::int64_t>, int> gsi_vector_;  // (VM, GSI) → the vector its accepts carried
     // Thread → the GSI it just raised: a raise and its accept are a few events apart, so
     // this holds one or two threads at a time and a flat list beats a hash map (a map
     // insert and erase per kvm_set_irq were most of this rule's cost).

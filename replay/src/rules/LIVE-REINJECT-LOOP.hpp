@@ -46,7 +46,7 @@ public:
             // only a re-injection reads it
             s.last_exit = e;
         } else if constexpr (K == EventKind::Eoi) {
-            s.loop = {};  // the guest took something: progress
+            s.end_loop();  // the guest took something: progress
         } else if constexpr (K == EventKind::InjException) {
             const auto ex = e.get(slot::excp_vector);
             if (!ex || *ex < 0 || *ex >= kExceptions) return;
@@ -55,6 +55,11 @@ public:
         } else {
             static_assert(K == EventKind::InjVirq);
             if (fx.outcome == Outcome::InjectSoft || fx.outcome == Outcome::InjectNested) return;
+            if (fx.outcome != Outcome::Reinject) {  // a new delivery (inline: the common case)
+                s.end_loop();
+                s.entered = false;
+                return;
+            }
             delivery(s, fx.vector, fx.outcome == Outcome::Reinject, fx.failed_delivery, e, fx, c);
         }
     }
@@ -73,7 +78,7 @@ private:
     // cycle.
     void delivery(State& s, int key, bool reinjected, bool failed_delivery, const Event& e, const Effect& fx, const RuleContext& c) {
         if (!reinjected) {  // a new delivery
-            s.loop = {};
+            s.end_loop();
             s.entered = false;
             return;
         }
@@ -133,6 +138,9 @@ private:
         bool entered = false;  // an entry (or an exit) since the last injection
         Event last_exit;       // kind Other until the first exit
         Loop loop;
+        void end_loop() {
+            if (loop.vector >= 0) loop = {};  // (a Loop is ~150 bytes: written only when one runs)
+        }
     };
     std::vector<State> state_;
 };
