@@ -28,6 +28,8 @@ public:
         ++n_;
     }
     bool count(std::uint32_t id) const { return std::binary_search(begin(), end(), id); }
+    // Every id of `other` is in this set.
+    bool includes(const ApicIdSet& other) const { return std::includes(begin(), end(), other.begin(), other.end()); }
     std::size_t size() const { return n_; }
     bool empty() const { return n_ == 0; }
     const std::uint32_t* begin() const { return spilled_.empty() ? inline_.data() : spilled_.data(); }
