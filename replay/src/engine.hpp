@@ -44,6 +44,8 @@ private:
     // (rules/rule_set.hpp): most kinds concern nobody but the counts.
     template <EventKind K>
     static void handle(Engine& self, const Event& e);
+    template <EventKind K>
+    static void handle_inline(Engine& self, const Event& e);
     using Handler = void (*)(Engine&, const Event&);
     static constexpr std::size_t kKinds = static_cast<std::size_t>(EventKind::Count_);
     template <std::size_t... K>
