@@ -4,7 +4,8 @@
 // time to its first frame and frame times (under Xvfb, software OpenGL, 1400x330), and
 // `import` next to its ceiling: the same rows written straight through the SQLite API
 // (bench_sqlite_floor), the two alternated K times (3) and the fastest of each
-// compared. Ratios and per-event figures only; nothing is asserted.
+// compared; `check` is the fastest of K runs too. Ratios and per-event figures only;
+// nothing is asserted.
 //
 //   bench_scale --events N [--keep] [--only stats,check,import,report,gui] [--rounds K]
 //     (IRQFLOW, MAKE_BIG_DAT and the sample come from the build; the file is
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
     std::uint64_t events = 10'000'000;
     bool keep = false;
     std::string only = "report,stats,check,import,gui";
-    int rounds = 3;  // import and its floor, alternated
+    int rounds = 3;  // runs of check (the fastest counts), and of import and its floor, alternated
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--events" && i + 1 < argc) events = std::strtoull(argv[++i], nullptr, 10);
@@ -107,7 +108,13 @@ int main(int argc, char** argv) {
     }
     std::string stages_line;
     if (wanted("check")) {
-        const Run c = run({IRQFLOW, "check", file});
+        // the fastest of `rounds`: one run of half a second moves by a third on this
+        // shared host (0.38–0.63 s within minutes), while the report's 15 s average it out
+        Run c = run({IRQFLOW, "check", file});
+        for (int k = 1; k < rounds; ++k) {
+            const Run again = run({IRQFLOW, "check", file});
+            if (again.status != c.status || again.seconds < c.seconds) c = again;
+        }
         row("check", c);
         // check's two stages, alone and together (bench_check_stages: its own output)
         const std::string out = dir + "/irqflow-bench-stages.txt";
@@ -194,7 +201,7 @@ int main(int argc, char** argv) {
         std::filesystem::remove(out);
     }
     if (report_s > 0 && stats_s > 0) std::printf("ingest (stats) vs trace-cmd report: %.1fx\n", report_s / stats_s);
-    if (report_s > 0 && check_s > 0) std::printf("check vs trace-cmd report: %.1fx\n", report_s / check_s);
+    if (report_s > 0 && check_s > 0) std::printf("check vs trace-cmd report: %.1fx (check: the fastest of %d runs)\n", report_s / check_s, rounds);
     if (!stages_line.empty()) std::printf("%s\n", stages_line.c_str());
     if (!floor_line.empty()) std::printf("%s\n", floor_line.c_str());
     if (!keep) {
