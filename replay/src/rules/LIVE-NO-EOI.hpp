@@ -30,7 +30,7 @@ public:
         if (fx.vcpu == kNoVcpu) return false;
         if constexpr (K != EventKind::Entry) return true;
         const auto& v = c.model.vcpu(fx.vcpu);
-        return v.synced && !v.lapic.isr().empty();
+        return v.synced && v.lapic.isr_top() >= 0;  // (ISR's kept top: no scan of its words)
     }
     template <EventKind>
     bool wakes_before(const Event&, const Effect&, const RuleContext&) const { return !awaiting_.empty(); }
@@ -42,7 +42,7 @@ public:
             if (fx.outcome == Outcome::Injected) reported[static_cast<std::size_t>(fx.vector)] = false;
         } else {
             const auto& v = c.model.vcpu(fx.vcpu);
-            if (!v.synced || v.lapic.isr().empty()) return;
+            if (!v.synced || v.lapic.isr_top() < 0) return;
             judged();
             const int top = v.lapic.isr_top();  // the top one is what blocks progress
             const auto& x = c.evidence.of(fx.vcpu, top);
