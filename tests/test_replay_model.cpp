@@ -68,6 +68,39 @@ TEST_CASE("Lapic: PPR is the higher of TPR and the class in service, deliverable
     CHECK(a.deliverable() == 0x51);
 }
 
+TEST_CASE("Lapic: the IRR count it keeps follows every operation on IRR", "[replay][model][lapic]") {
+    Lapic a;
+    auto same = [&](const char* step) {
+        INFO(step);
+        CHECK(a.irr_count() == a.irr().count());
+    };
+    same("fresh");
+    for (int v : {0x31, 0xec, 0x61, 0x61, 0xd1}) a.accept(v, v == 0xd1);  // 0x61 twice: coalesced
+    same("four pending");
+    CHECK(a.irr_count() == 4);
+    a.inject(0xec, false);
+    same("injected");
+    a.inject(0x40, false);  // not pending (an ExtINT, a late IRR write): IRR unchanged
+    same("injected without being pending");
+    a.inject(0x31, true);  // auto-EOI
+    same("auto-EOI");
+    VectorSet drop;
+    drop.set(0x61);
+    drop.set(0x99);  // not pending
+    a.drop_pending(drop);
+    same("dropped");
+    CHECK(a.irr_count() == 1);
+    VectorSet since;
+    since.set(0x41);
+    since.set(0x42);
+    a.idle_since(since);
+    same("idle");
+    CHECK(a.irr_count() == 2);
+    a.reset();
+    same("reset");
+    CHECK(a.irr_count() == 0);
+}
+
 TEST_CASE("Lapic: the ISR's top vector and count it keeps follow every operation on ISR", "[replay][model][lapic]") {
     Lapic a;
     // after each step, what the kept figures say equals ISR recounted

@@ -6,19 +6,26 @@ namespace irqflow::replay {
 
 bool Lapic::accept(int vector, bool level) {
     const bool coalesced = irr_.test(vector);
-    irr_.set(vector);
+    if (!coalesced) {
+        irr_.set(vector);
+        ++irr_count_;
+    }
     if (level) tmr_.set(vector);
     else tmr_.clear(vector);
     return coalesced;
 }
 
 void Lapic::inject(int vector, bool auto_eoi) {
-    irr_.clear(vector);
+    if (irr_.test(vector)) {  // (not when it was delivered without being pending: ExtINT, a late IRR write)
+        irr_.clear(vector);
+        --irr_count_;
+    }
     if (!auto_eoi) serve(vector);
 }
 
 void Lapic::reset() {
     irr_.reset();
+    irr_count_ = 0;
     clear_isr();
     tmr_.reset();
     tpr_ = 0;

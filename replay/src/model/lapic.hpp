@@ -36,6 +36,9 @@ public:
     // every entry and injection asks for PPR, every injection for the nesting depth.
     int isr_top() const { return isr_top_; }
     int isr_count() const { return isr_count_; }
+    // How many vectors are pending, kept as IRR changes: every entry asks whether any is
+    // (PV EOI arming, LIVE-PENDING-NOT-INJECTED), mostly of an empty IRR.
+    int irr_count() const { return irr_count_; }
     int ppr() const { return apic_ppr(tpr_, isr_top_); }
     // Highest pending vector whose class beats PPR, or -1.
     int deliverable() const { return apic_deliverable(irr_, ppr()); }
@@ -55,10 +58,14 @@ public:
     void idle_since(const VectorSet& pending) {
         clear_isr();
         irr_ = pending;
+        irr_count_ = irr_.count();
     }
     // Recovery after a divergence (replay/README.md, "Recovery"): the trace proved these
     // vectors were not pending / the ones from `vector` up no longer in service.
-    void drop_pending(const VectorSet& s) { irr_ = irr_.minus(s); }
+    void drop_pending(const VectorSet& s) {
+        irr_ = irr_.minus(s);
+        irr_count_ = irr_.count();
+    }
     void retire_from(int vector) {  // (reads ISR itself, not the kept top: a rare path, and it cannot loop forever)
         for (int v = isr_.highest(); v >= vector && v >= 0; v = isr_.highest()) retire(v);
     }
@@ -83,6 +90,7 @@ private:
     }
     VectorSet irr_, isr_, tmr_;
     int isr_top_ = -1, isr_count_ = 0;  // of isr_
+    int irr_count_ = 0;                 // of irr_
     int tpr_ = 0;
     bool enabled_ = true;
     bool lvt0_extint_ = false;

@@ -317,7 +317,7 @@ void Model::commit_entry(const Event& e, const Effect& fx) {
     const bool settled_empty = round && v.lapic.irr().subset_of(v.racing);
     const int cached = v.pv_eoi.isr_cache();
     v.pv_eoi.before_entry(settled_empty, settled_empty && cached >= 0 && ioapic_handles(v, cached),
-                          !v.lapic.irr().empty() && v.lapic.deliverable() < 0);
+                          v.lapic.irr_count() > 0 && v.lapic.deliverable() < 0);
 }
 
 void Model::commit_exit(const Event& e, VcpuModel& v) {

@@ -27,14 +27,14 @@ public:
     template <EventKind>
     bool wakes_after(const Event&, const Effect& fx, const RuleContext& c) const {
         if (fx.vcpu == kNoVcpu) return false;
-        return !c.model.vcpu(fx.vcpu).lapic.irr().empty() || state_[static_cast<std::size_t>(fx.vcpu.value())].vector >= 0;
+        return c.model.vcpu(fx.vcpu).lapic.irr_count() > 0 || state_[static_cast<std::size_t>(fx.vcpu.value())].vector >= 0;
     }
     template <EventKind>
     [[gnu::always_inline]] void after(const Event& e, const Effect& fx, const RuleContext& c) {
         if (fx.vcpu == kNoVcpu) return;
         auto& s = state_[static_cast<std::size_t>(fx.vcpu.value())];
         const auto& v = c.model.vcpu(fx.vcpu);
-        const int d = v.synced && !v.lapic.irr().empty() ? v.lapic.deliverable() : -1;  // IRR is mostly empty: no scan
+        const int d = v.synced && v.lapic.irr_count() > 0 ? v.lapic.deliverable() : -1;  // IRR is mostly empty: no scan
         if (d < 0) {
             s.vector = -1;
             return;

@@ -13,7 +13,7 @@ public:
     void clear(int v) { w_[idx(v)] &= ~bit(v); }
     bool test(int v) const { return (w_[idx(v)] & bit(v)) != 0; }
     bool empty() const { return (w_[0] | w_[1] | w_[2] | w_[3]) == 0; }
-    int count() const {  // (not on the replay's path: the APIC keeps ISR's count, Lapic::isr_count)
+    int count() const {  // (not on the replay's path: the APIC keeps ISR's and IRR's counts, Lapic::isr_count, irr_count)
         int n = 0;
         for (auto w : w_) n += std::popcount(w);
         return n;
